@@ -1,0 +1,77 @@
+/**
+ * One error hierarchy for Floe. Every error sets `name`, carries `cause`, and says whether
+ * retrying the same work can succeed (`retryable`). Only conflicts, throttling and
+ * back pressure are retryable; bad input and bad config never are.
+ */
+export class FloeError extends Error {
+  readonly retryable: boolean
+
+  constructor(message: string, options: { cause?: unknown; retryable?: boolean } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause })
+    this.name = new.target.name
+    this.retryable = options.retryable ?? false
+  }
+}
+
+/** A FLOE_* setting (or CDK context key) is missing or invalid. Names the key and the value. */
+export class ConfigError extends FloeError {
+  constructor(readonly key: string, message: string, options: { cause?: unknown } = {}) {
+    super(`${key}: ${message}`, options)
+  }
+}
+
+/** The Lambda event itself is malformed (not one bad record: the whole event). */
+export class EventShapeError extends FloeError {}
+
+/** One record cannot be decoded or coerced; it becomes a dead letter with this message as reason. */
+export class RecordError extends FloeError {}
+
+/** A schema change the Iceberg spec forbids, or a schema that cannot be mapped. */
+export class SchemaError extends FloeError {}
+
+/** Table metadata, a manifest or a data file violates the Iceberg spec or cannot be read. */
+export class IcebergError extends FloeError {}
+
+/** Someone else committed first; reload, rebase and retry. */
+export class CommitConflictError extends FloeError {
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super(message, { ...options, retryable: true })
+  }
+}
+
+/** The commit may or may not have happened (timeout after sending); do not retry blindly. */
+export class CommitStateUnknownError extends FloeError {}
+
+/** The table (or namespace) does not exist in the catalog. */
+export class NoSuchTableError extends FloeError {}
+
+/** The table (or namespace) already exists. */
+export class AlreadyExistsError extends FloeError {}
+
+/** A conditional write lost to another writer of the control table (stale offsets, lost lease). */
+export class FencedError extends FloeError {}
+
+/** The service throttled us or answered 5xx after the SDK's own retries. */
+export class ThrottledError extends FloeError {
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super(message, { ...options, retryable: true })
+  }
+}
+
+/** A table's uncommitted backlog is past FLOE_MAX_PENDING_BATCHES: fail so the mapping retries later. */
+export class BackpressureError extends FloeError {
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super(message, { ...options, retryable: true })
+  }
+}
+
+/** A schema registry could not be reached (retryable), as opposed to a schema that does not exist. */
+export class RegistryUnavailableError extends FloeError {
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super(message, { ...options, retryable: true })
+  }
+}
+
+export function isRetryable(err: unknown): boolean {
+  return err instanceof FloeError && err.retryable
+}
