@@ -1,0 +1,163 @@
+import { describe, expect, it } from 'vitest'
+import { IcebergError } from '../../lib/errors.js'
+import {
+  bigIntToMinBytes,
+  boundsFor,
+  fromBoundBytes,
+  metricsModeFor,
+  minBytesToBigInt,
+  parseMetricsMode,
+  toBoundBytes,
+  truncateLowerBinary,
+  truncateLowerString,
+  truncateUpperBinary,
+  truncateUpperString,
+} from '../../lib/iceberg/metrics.js'
+
+const hex = (b: Uint8Array | undefined) => (b === undefined ? undefined : Array.from(b, (x) => x.toString(16).padStart(2, '0')).join(' '))
+const bytes = (h: string) => Uint8Array.from(h.split(' ').filter(Boolean).map((x) => parseInt(x, 16)))
+
+describe('single-value binary serialization (spec Appendix D)', () => {
+  // Each expected byte string is worked out by hand from the spec's table.
+  const cases: [string, Parameters<typeof toBoundBytes>[1], string][] = [
+    ['boolean', false, '00'],
+    ['boolean', true, '01'],
+    ['int', 34, '22 00 00 00'],
+    ['int', -1, 'ff ff ff ff'],
+    ['int', -2147483648, '00 00 00 80'],
+    ['long', 34n, '22 00 00 00 00 00 00 00'],
+    ['long', -2n, 'fe ff ff ff ff ff ff ff'],
+    ['long', 9007199254740993n, '01 00 00 00 00 00 20 00'], // 2^53 + 1 survives
+    ['float', 1, '00 00 80 3f'],
+    ['float', -2.5, '00 00 20 c0'],
+    ['double', 1, '00 00 00 00 00 00 f0 3f'],
+    ['double', 0.5, '00 00 00 00 00 00 e0 3f'],
+    ['date', 17486, '4e 44 00 00'], // 2017-11-16
+    ['date', -1, 'ff ff ff ff'], // 1969-12-31
+    ['time', 81068000000n, '00 83 07 e0 12 00 00 00'], // 22:31:08 = 81068 s
+    ['timestamp', 1510871468000000n, '00 c3 26 2d 21 5e 05 00'], // 2017-11-16T22:31:08
+    ['timestamptz', 1510871468000000n, '00 c3 26 2d 21 5e 05 00'],
+    ['timestamp_ns', 1510871468000000001n, '01 b8 69 5f 98 b1 f7 14'],
+    ['string', 'iceberg', '69 63 65 62 65 72 67'],
+    ['string', 'é€', 'c3 a9 e2 82 ac'],
+    ['string', '', ''],
+    ['uuid', 'f79c3e09-677c-4bbd-a479-3f349cb785e7', 'f7 9c 3e 09 67 7c 4b bd a4 79 3f 34 9c b7 85 e7'],
+    ['fixed[4]', bytes('00 01 02 03'), '00 01 02 03'],
+    ['binary', bytes('00 01 02 03'), '00 01 02 03'],
+    ['decimal(4, 2)', 1420n, '05 8c'], // 14.20 → unscaled 1420 = 0x058c
+    ['decimal(9, 2)', 0n, '00'],
+    ['decimal(9, 2)', 127n, '7f'],
+    ['decimal(9, 2)', 128n, '00 80'], // needs a sign byte
+    ['decimal(9, 2)', -128n, '80'],
+    ['decimal(9, 2)', -129n, 'ff 7f'],
+    ['decimal(9, 2)', -1n, 'ff'],
+    ['decimal(38, 0)', 10n ** 37n, '07 85 ee 10 d5 da 46 d9 00 f4 36 a0 00 00 00 00'],
+  ]
+
+  it.each(cases)('%s %s serializes to [%s]', (type, value, expected) => {
+    expect(hex(toBoundBytes(type, value))).toBe(hex(bytes(expected)))
+  })
+
+  it.each(cases)('%s [%s] reads back', (type, value, expected) => {
+    // every float here is exact in 32 bits, so equality holds
+    expect(fromBoundBytes(type, bytes(expected))).toEqual(value)
+  })
+
+  it('accepts a safe-integer number for 64-bit types and 16 bytes for a uuid', () => {
+    expect(hex(toBoundBytes('long', 34))).toBe('22 00 00 00 00 00 00 00')
+    const u = bytes('f7 9c 3e 09 67 7c 4b bd a4 79 3f 34 9c b7 85 e7')
+    expect(toBoundBytes('uuid', u)).toEqual(u)
+  })
+
+  it('reads a 4-byte bound of a column promoted from int to long, and float to double', () => {
+    expect(fromBoundBytes('long', bytes('ff ff ff ff'))).toBe(-1n)
+    expect(fromBoundBytes('double', bytes('00 00 80 3f'))).toBe(1)
+  })
+
+  it('rejects values of the wrong type or range, naming the type and value', () => {
+    expect(() => toBoundBytes('int', 2 ** 31)).toThrow(/int bound 2147483648: expected a 32-bit integer/)
+    expect(() => toBoundBytes('long', 1.5)).toThrow(IcebergError)
+    expect(() => toBoundBytes('long', 2n ** 63n)).toThrow(/out of the 64-bit range/)
+    expect(() => toBoundBytes('string', 5)).toThrow(/string bound 5/)
+    expect(() => toBoundBytes('uuid', 'not-a-uuid')).toThrow(/invalid uuid 'not-a-uuid'/)
+    expect(() => toBoundBytes('struct', 1)).toThrow(/no single-value binary serialization/)
+    expect(() => fromBoundBytes('int', bytes('01 02'))).toThrow(/int bound is 4 bytes, got 2/)
+    expect(() => fromBoundBytes('string', bytes('ff fe'))).toThrow(/not valid UTF-8/)
+  })
+
+  it('minimal two-complement bytes round-trip for many values', () => {
+    for (const v of [0n, 1n, -1n, 255n, 256n, -256n, -257n, 2n ** 63n, -(2n ** 63n), 10n ** 30n, -(10n ** 30n)]) {
+      expect(minBytesToBigInt(bigIntToMinBytes(v))).toBe(v)
+    }
+    expect(hex(bigIntToMinBytes(-256n))).toBe('ff 00')
+    expect(hex(bigIntToMinBytes(255n))).toBe('00 ff')
+  })
+})
+
+describe('bound truncation', () => {
+  it('truncates a lower string bound to N code points, never splitting a surrogate pair', () => {
+    expect(truncateLowerString('iceberg', 3)).toBe('ice')
+    expect(truncateLowerString('ice', 3)).toBe('ice')
+    expect(truncateLowerString('😀😀😀', 2)).toBe('😀😀')
+  })
+
+  it('an upper string bound increments the last code point', () => {
+    expect(truncateUpperString('iceberg', 3)).toBe('icf')
+    expect(truncateUpperString('ice', 3)).toBe('ice') // short enough: unchanged
+    expect(truncateUpperString('a\u{10FFFF}bc', 2)).toBe('b') // last one cannot grow: carry left
+    expect(truncateUpperString('a\uD7FFz', 2)).toBe('a\uE000') // skips the surrogate range
+    expect(truncateUpperString('😀😀😀', 2)).toBe('😀😁')
+    expect(truncateUpperString('\u{10FFFF}\u{10FFFF}x', 2)).toBeNull()
+  })
+
+  it('binary bounds truncate by bytes; the upper one increments the last byte below 0xff', () => {
+    expect(hex(truncateLowerBinary(bytes('01 02 03 04 05'), 3))).toBe('01 02 03')
+    expect(hex(truncateUpperBinary(bytes('01 02 03 04 05'), 3) ?? undefined)).toBe('01 02 04')
+    expect(hex(truncateUpperBinary(bytes('01 ff ff 00'), 3) ?? undefined)).toBe('02')
+    expect(truncateUpperBinary(bytes('ff ff ff 00'), 3)).toBeNull()
+    expect(hex(truncateUpperBinary(bytes('01 02'), 3) ?? undefined)).toBe('01 02')
+  })
+
+  it('boundsFor applies the mode: truncate(16) shortens strings, full keeps them, counts stores none', () => {
+    const long = 'abcdefghijklmnopqrstuvwxyz'
+    const t16 = boundsFor('string', { kind: 'truncate', length: 16 }, long, long)
+    expect(fromBoundBytes('string', t16.lower!)).toBe('abcdefghijklmnop')
+    expect(fromBoundBytes('string', t16.upper!)).toBe('abcdefghijklmnoq')
+    const full = boundsFor('string', { kind: 'full' }, long, long)
+    expect(fromBoundBytes('string', full.upper!)).toBe(long)
+    expect(boundsFor('string', { kind: 'counts' }, long, long)).toEqual({})
+    expect(boundsFor('int', { kind: 'none' }, 1, 2)).toEqual({})
+    const ints = boundsFor('int', { kind: 'truncate', length: 1 }, 1, 300)
+    expect(fromBoundBytes('int', ints.upper!)).toBe(300) // non-string types are never truncated
+    const noUpper = boundsFor('string', { kind: 'truncate', length: 1 }, 'a', '\u{10FFFF}\u{10FFFF}')
+    expect(noUpper.upper).toBeUndefined()
+  })
+})
+
+describe('metrics modes from table properties', () => {
+  it('defaults to truncate(16)', () => {
+    expect(metricsModeFor({}, 'name')).toEqual({ kind: 'truncate', length: 16 })
+  })
+
+  it('honours write.metadata.metrics.default and per-column overrides by full column name', () => {
+    const props = {
+      'write.metadata.metrics.default': 'counts',
+      'write.metadata.metrics.column.payload.id': 'full',
+      'write.metadata.metrics.column.note': 'TRUNCATE(4)',
+      'write.metadata.metrics.column.blob': 'none',
+    }
+    expect(metricsModeFor(props, 'other')).toEqual({ kind: 'counts' })
+    expect(metricsModeFor(props, 'payload.id')).toEqual({ kind: 'full' })
+    expect(metricsModeFor(props, 'note')).toEqual({ kind: 'truncate', length: 4 })
+    expect(metricsModeFor(props, 'blob')).toEqual({ kind: 'none' })
+  })
+
+  it('an invalid mode falls back to the default, as Iceberg Java does', () => {
+    expect(metricsModeFor({ 'write.metadata.metrics.default': 'truncate(0)' }, 'x')).toEqual({ kind: 'truncate', length: 16 })
+    expect(metricsModeFor({ 'write.metadata.metrics.default': 'full', 'write.metadata.metrics.column.x': 'bogus' }, 'x')).toEqual({ kind: 'full' })
+  })
+
+  it('parseMetricsMode names the bad value', () => {
+    expect(() => parseMetricsMode('sometimes')).toThrow(/invalid metrics mode 'sometimes'/)
+  })
+})
