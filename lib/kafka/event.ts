@@ -1,0 +1,238 @@
+/**
+ * The Lambda Kafka event at the boundary: MSK (`eventSource: "aws:kafka"`) and self-managed
+ * Kafka (`"SelfManagedKafka"`, or `"aws:SelfManagedKafka"` as Powertools' sample has it).
+ *
+ * Checked once here, trusted afterwards. A malformed *event* (not an object, no `records`, an
+ * unknown `eventSource`, a `records` entry that is not an array) throws EventShapeError: nothing
+ * in it can be trusted. A malformed *record* (bad base64, missing offset, bad headers…) is
+ * returned with an `error` and becomes a dead letter; it never throws, so one bad record cannot
+ * stall its partition.
+ *
+ * Offsets are parsed to bigint without going through a lossy number: decimal strings and
+ * lossless-json numbers are taken digit for digit; a JS number is accepted only while it is a
+ * safe integer (beyond 2^53 it has already lost precision, so the record is flagged).
+ */
+import { EventShapeError } from '../errors.js'
+
+export const KAFKA_EVENT_SOURCES = ['aws:kafka', 'SelfManagedKafka', 'aws:SelfManagedKafka'] as const
+
+export interface KafkaHeader {
+  key: string
+  value: Uint8Array
+}
+
+export interface KafkaRecord {
+  topic: string
+  partition: number
+  /** -1n only on a flagged record whose offset could not be read. */
+  offset: bigint
+  /** Epoch milliseconds (NaN only on a flagged record). */
+  timestamp: number
+  timestampType?: string
+  key: Uint8Array | null
+  value: Uint8Array | null
+  headers: KafkaHeader[]
+  /** The key and value exactly as the event carried them (base64), for dead letters. */
+  rawKey?: string | null
+  rawValue?: string | null
+  /** Set when the record is malformed: it becomes a dead letter with this reason. */
+  error?: string
+}
+
+export interface RawKafkaEvent {
+  eventSource: (typeof KAFKA_EVENT_SOURCES)[number]
+  eventSourceArn?: string
+  bootstrapServers?: string
+  records: Record<string, unknown[]>
+}
+
+/** Type guard: the event's outer shape (not its records) is a Kafka event. */
+export function isKafkaEvent(event: unknown): event is RawKafkaEvent {
+  return eventShapeProblem(event) === undefined
+}
+
+function eventShapeProblem(event: unknown): string | undefined {
+  if (typeof event !== 'object' || event === null || Array.isArray(event))
+    return `expected an object, got ${describe(event)}`
+  const e = event as Record<string, unknown>
+  if (!(KAFKA_EVENT_SOURCES as readonly unknown[]).includes(e.eventSource))
+    return `eventSource is ${describe(e.eventSource)}, expected one of ${KAFKA_EVENT_SOURCES.join(', ')}`
+  if (typeof e.records !== 'object' || e.records === null || Array.isArray(e.records))
+    return `records is ${describe(e.records)}, expected an object keyed "<topic>-<partition>"`
+  for (const [k, list] of Object.entries(e.records)) {
+    if (!Array.isArray(list)) return `records[${JSON.stringify(k)}] is ${describe(list)}, expected an array of records`
+  }
+  return undefined
+}
+
+/**
+ * Parse a Lambda Kafka event into records, sorted per partition by offset (partitions in the
+ * order the event lists them). Throws EventShapeError for a malformed event.
+ */
+export function parseKafkaEvent(event: unknown): KafkaRecord[] {
+  const problem = eventShapeProblem(event)
+  if (problem !== undefined) throw new EventShapeError(`Kafka event: ${problem}`)
+  const groups = new Map<string, KafkaRecord[]>()
+  for (const [groupKey, list] of Object.entries((event as RawKafkaEvent).records)) {
+    for (const raw of list) {
+      const record = parseRecord(raw, groupKey)
+      const pk = partitionKey(record.topic, record.partition)
+      let group = groups.get(pk)
+      if (group === undefined) groups.set(pk, (group = []))
+      group.push(record)
+    }
+  }
+  const out: KafkaRecord[] = []
+  for (const group of groups.values()) {
+    group.sort((a, b) => (a.offset < b.offset ? -1 : a.offset > b.offset ? 1 : 0))
+    out.push(...group)
+  }
+  return out
+}
+
+/** `"<topic>-<partition>"`, the key the event and the control table use for a partition. */
+export function partitionKey(topic: string, partition: number): string {
+  return `${topic}-${partition}`
+}
+
+/** Parse one record; never throws. `groupKey` supplies topic/partition when the record lacks them. */
+export function parseRecord(raw: unknown, groupKey: string): KafkaRecord {
+  const fallback = splitGroupKey(groupKey)
+  const problems: string[] = []
+  const record: KafkaRecord = {
+    topic: fallback.topic,
+    partition: fallback.partition,
+    offset: -1n,
+    timestamp: Number.NaN,
+    key: null,
+    value: null,
+    headers: [],
+  }
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    record.error = `record in ${JSON.stringify(groupKey)} is ${describe(raw)}, expected an object`
+    return record
+  }
+  const r = raw as Record<string, unknown>
+
+  if (typeof r.topic === 'string' && r.topic.length > 0) record.topic = r.topic
+  else problems.push(`topic is ${describe(r.topic)}`)
+
+  const partition = parsePartition(r.partition)
+  if (partition !== undefined) record.partition = partition
+  else problems.push(`partition is ${describe(r.partition)}`)
+
+  const offset = parseOffset(r.offset)
+  if (typeof offset === 'bigint') record.offset = offset
+  else problems.push(offset)
+
+  const timestamp = parseTimestamp(r.timestamp)
+  if (timestamp !== undefined) record.timestamp = timestamp
+  else problems.push(`timestamp is ${describe(r.timestamp)}`)
+
+  if (r.timestampType !== undefined && r.timestampType !== null) {
+    if (typeof r.timestampType === 'string') record.timestampType = r.timestampType
+    else problems.push(`timestampType is ${describe(r.timestampType)}`)
+  }
+
+  for (const field of ['key', 'value'] as const) {
+    const text = r[field]
+    if (text === undefined || text === null) {
+      record[field === 'key' ? 'rawKey' : 'rawValue'] = null
+      continue
+    }
+    if (typeof text !== 'string') {
+      problems.push(`${field} is ${describe(text)}, expected base64 text`)
+      continue
+    }
+    record[field === 'key' ? 'rawKey' : 'rawValue'] = text
+    const bytes = decodeBase64(text)
+    if (bytes === undefined) problems.push(`${field} is not valid base64: ${JSON.stringify(clip(text))}`)
+    else record[field] = bytes
+  }
+
+  const headers = parseHeaders(r.headers)
+  if (Array.isArray(headers)) record.headers = headers
+  else problems.push(headers)
+
+  if (problems.length > 0) record.error = `malformed record ${partitionKey(record.topic, record.partition)}@${record.offset}: ${problems.join('; ')}`
+  return record
+}
+
+/** Topic and partition from `"<topic>-<partition>"`: the partition is after the last dash. */
+function splitGroupKey(groupKey: string): { topic: string; partition: number } {
+  const m = /^(.*)-(\d{1,10})$/.exec(groupKey)
+  if (m && Number(m[2]) <= 2_147_483_647) return { topic: m[1]!, partition: Number(m[2]) }
+  return { topic: groupKey, partition: -1 }
+}
+
+function parsePartition(v: unknown): number | undefined {
+  const n = typeof v === 'number' ? v : typeof v === 'string' && /^\d{1,10}$/.test(v) ? Number(v) : Number.NaN
+  return Number.isInteger(n) && n >= 0 && n <= 2_147_483_647 ? n : undefined
+}
+
+/** Offset as bigint, or the reason it is not one. */
+export function parseOffset(v: unknown): bigint | string {
+  let digits: string | undefined
+  if (typeof v === 'number') {
+    if (!Number.isInteger(v) || v < 0) return `offset is ${describe(v)}, expected a non-negative integer`
+    if (!Number.isSafeInteger(v)) return `offset ${v} is beyond 2^53 as a JSON number and has lost precision`
+    return BigInt(v)
+  }
+  if (typeof v === 'string') digits = v
+  else if (typeof v === 'bigint') digits = v >= 0n ? v.toString() : undefined
+  else if (isLosslessNumber(v)) digits = v.value
+  if (digits === undefined || !/^\d{1,20}$/.test(digits)) return `offset is ${describe(v)}, expected a non-negative integer`
+  const n = BigInt(digits)
+  return n <= 9_223_372_036_854_775_807n ? n : `offset ${digits} exceeds a signed 64-bit integer`
+}
+
+function isLosslessNumber(v: unknown): v is { value: string } {
+  return typeof v === 'object' && v !== null && (v as { isLosslessNumber?: unknown }).isLosslessNumber === true && typeof (v as { value?: unknown }).value === 'string'
+}
+
+function parseTimestamp(v: unknown): number | undefined {
+  const n = typeof v === 'number' ? v : typeof v === 'string' && /^-?\d{1,16}$/.test(v) ? Number(v) : isLosslessNumber(v) ? Number(v.value) : Number.NaN
+  // Kafka uses -1 for "no timestamp"; anything else must be a safe integer of epoch millis.
+  return Number.isSafeInteger(n) && n >= -1 ? n : undefined
+}
+
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{2,3})?$/
+
+/** Strict standard base64 (padding optional); undefined when the text is not base64. */
+export function decodeBase64(text: string): Uint8Array | undefined {
+  if (!BASE64.test(text)) return undefined
+  const buf = Buffer.from(text, 'base64')
+  return new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength)
+}
+
+function parseHeaders(v: unknown): KafkaHeader[] | string {
+  if (v === undefined || v === null) return []
+  if (!Array.isArray(v)) return `headers is ${describe(v)}, expected an array`
+  const out: KafkaHeader[] = []
+  for (let i = 0; i < v.length; i++) {
+    const h: unknown = v[i]
+    if (typeof h !== 'object' || h === null || Array.isArray(h)) return `headers[${i}] is ${describe(h)}, expected {name: bytes}`
+    for (const [name, bytes] of Object.entries(h)) {
+      if (!Array.isArray(bytes) || !bytes.every((b) => Number.isInteger(b) && b >= 0 && b <= 255))
+        return `headers[${i}].${name} is ${describe(bytes)}, expected an array of bytes (0-255)`
+      out.push({ key: name, value: Uint8Array.from(bytes as number[]) })
+    }
+  }
+  return out
+}
+
+function clip(s: string, n = 60): string {
+  return s.length > n ? `${s.slice(0, n)}…` : s
+}
+
+function describe(v: unknown): string {
+  if (v === undefined) return 'missing'
+  if (v === null) return 'null'
+  if (Array.isArray(v)) return `an array of ${v.length}`
+  if (typeof v === 'string') return `string ${JSON.stringify(clip(v))}`
+  if (typeof v === 'object') return 'an object'
+  if (typeof v === 'bigint') return `bigint ${v}`
+  return `${typeof v} ${String(v)}`
+}
+
+export { describe as describeValue }

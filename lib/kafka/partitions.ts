@@ -1,0 +1,51 @@
+/**
+ * Per-partition views of a parsed batch: which partitions it spans and which offsets it holds.
+ * The writer reads the checkpoints of exactly these partitions before registering.
+ */
+import { partitionKey, type KafkaRecord } from './event.js'
+
+export interface EventPartition {
+  topic: string
+  partition: number
+  /** `"<topic>-<partition>"`. */
+  key: string
+  /** Lowest and highest offset of the partition's readable records (flagged records without an offset are left out). */
+  firstOffset: bigint | undefined
+  lastOffset: bigint | undefined
+  /** Records of this partition in the batch, flagged ones included. */
+  records: number
+  /** Largest record timestamp (epoch millis), or undefined when none is known. */
+  maxTimestamp: number | undefined
+}
+
+/** The distinct partitions of a batch, in first-seen order. */
+export function eventPartitions(records: readonly KafkaRecord[]): EventPartition[] {
+  const byKey = new Map<string, EventPartition>()
+  for (const r of records) {
+    const key = partitionKey(r.topic, r.partition)
+    let p = byKey.get(key)
+    if (p === undefined) {
+      p = { topic: r.topic, partition: r.partition, key, firstOffset: undefined, lastOffset: undefined, records: 0, maxTimestamp: undefined }
+      byKey.set(key, p)
+    }
+    p.records++
+    if (r.offset >= 0n) {
+      if (p.firstOffset === undefined || r.offset < p.firstOffset) p.firstOffset = r.offset
+      if (p.lastOffset === undefined || r.offset > p.lastOffset) p.lastOffset = r.offset
+    }
+    if (Number.isFinite(r.timestamp) && (p.maxTimestamp === undefined || r.timestamp > p.maxTimestamp)) p.maxTimestamp = r.timestamp
+  }
+  return [...byKey.values()]
+}
+
+/** Records grouped by `"<topic>-<partition>"`, keeping their order. */
+export function groupByPartition(records: readonly KafkaRecord[]): Map<string, KafkaRecord[]> {
+  const out = new Map<string, KafkaRecord[]>()
+  for (const r of records) {
+    const key = partitionKey(r.topic, r.partition)
+    const list = out.get(key)
+    if (list === undefined) out.set(key, [r])
+    else list.push(r)
+  }
+  return out
+}
