@@ -5,11 +5,16 @@ import { EventShapeError } from '../../lib/errors.js'
 import { eventPartitions, isKafkaEvent, parseKafkaEvent, parseOffset, recordBytes, batchBytes } from '../../lib/kafka/index.js'
 
 const eventsDir = fileURLToPath(new URL('../events/', import.meta.url))
+type RawRecord = Record<string, unknown>
+interface TestEvent {
+  eventSource: string
+  records: Record<string, (RawRecord | string)[]>
+}
 const cache = new Map<string, unknown>()
 /** A fresh copy of a real event sample per call (tests may mutate it). */
-function loadEvent(name: string): any {
+function loadEvent(name: string): TestEvent {
   if (!cache.has(name)) cache.set(name, JSON.parse(readFileSync(`${eventsDir}${name}`, 'utf8')))
-  return structuredClone(cache.get(name))
+  return structuredClone(cache.get(name)) as TestEvent
 }
 const b64 = (s: string) => Buffer.from(s).toString('base64')
 const text = (u: Uint8Array | null) => (u === null ? null : Buffer.from(u).toString('utf8'))
@@ -50,7 +55,8 @@ describe('parseKafkaEvent', () => {
 
   it('a null value is kept as null, not an error (tombstone)', () => {
     const event = loadEvent('msk-base.json')
-    event.records['mytopic-0'][0].value = null
+    const first = event.records['mytopic-0']![0] as RawRecord
+    first.value = null
     const [r] = parseKafkaEvent(event)
     expect(r!.value).toBeNull()
     expect(r!.rawValue).toBeNull()
@@ -59,7 +65,7 @@ describe('parseKafkaEvent', () => {
 
   it('uses the record fields for a topic with dashes, and a string partition', () => {
     const event = loadEvent('msk-base.json')
-    const rec = event.records['mytopic-0'][0]
+    const rec = event.records['mytopic-0']![0] as RawRecord
     event.records = { 'orders-eu-west-12': [{ ...rec, topic: 'orders-eu-west', partition: '12' }] }
     const [r] = parseKafkaEvent(event)
     expect(r).toMatchObject({ topic: 'orders-eu-west', partition: 12 })
@@ -68,7 +74,7 @@ describe('parseKafkaEvent', () => {
 
   it('parses string offsets beyond 2^53 exactly, and sorts each partition by offset', () => {
     const event = loadEvent('msk-base.json')
-    const rec = event.records['mytopic-0'][0]
+    const rec = event.records['mytopic-0']![0] as RawRecord
     event.records['mytopic-0'] = [
       { ...rec, offset: '9007199254740995' },
       { ...rec, offset: 7 },
@@ -91,7 +97,7 @@ describe('parseKafkaEvent', () => {
 
   it('a malformed record is returned with an error naming the problem, not thrown', () => {
     const event = loadEvent('msk-base.json')
-    const rec = event.records['mytopic-0'][0]
+    const rec = event.records['mytopic-0']![0] as RawRecord
     event.records['mytopic-0'] = [
       { ...rec, offset: 20, value: 'not base64!' },
       { ...rec, offset: undefined },
@@ -138,7 +144,8 @@ describe('parseKafkaEvent', () => {
 
   it('round-trips any bytes through base64', () => {
     const event = loadEvent('msk-base.json')
-    event.records['mytopic-0'][0].value = b64('héllo')
+    const first = event.records['mytopic-0']![0] as RawRecord
+    first.value = b64('héllo')
     expect(text(parseKafkaEvent(event)[0]!.value)).toBe('héllo')
   })
 })
