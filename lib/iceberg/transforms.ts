@@ -101,21 +101,17 @@ export function murmur3x86(bytes: Uint8Array, seed = 0): number {
     h = (h << 13) | (h >>> 19)
     h = (Math.imul(h, 5) + 0xe6546b64) | 0
   }
-  let k = 0
   const tail = blocks * 4
-  switch (bytes.length & 3) {
-    case 3:
-      k ^= bytes[tail + 2] << 16
-    // falls through
-    case 2:
-      k ^= bytes[tail + 1] << 8
-    // falls through
-    case 1:
-      k ^= bytes[tail]
-      k = Math.imul(k, C1)
-      k = (k << 15) | (k >>> 17)
-      k = Math.imul(k, C2)
-      h ^= k
+  const rest = bytes.length & 3
+  if (rest > 0) {
+    let k = 0
+    if (rest === 3) k ^= bytes[tail + 2] << 16
+    if (rest >= 2) k ^= bytes[tail + 1] << 8
+    k ^= bytes[tail]
+    k = Math.imul(k, C1)
+    k = (k << 15) | (k >>> 17)
+    k = Math.imul(k, C2)
+    h ^= k
   }
   h ^= bytes.length
   h ^= h >>> 16
