@@ -75,3 +75,10 @@ export class RegistryUnavailableError extends FloeError {
 export function isRetryable(err: unknown): boolean {
   return err instanceof FloeError && err.retryable
 }
+
+/** A FileIO read of a file that does not exist (s3:// NoSuchKey, file:// ENOENT). Names the path. */
+export class FileNotFoundError extends FloeError {
+  constructor(readonly path: string, options: { cause?: unknown } = {}) {
+    super(`file not found: ${path}`, options)
+  }
+}
