@@ -114,10 +114,14 @@ describe('withPathMap', () => {
 
   it('maps whole path segments only', async () => {
     const dir = tempDir()
-    const io = withPathMap(createFileIO(testAws().clients), [['s3://b/t', `file://${dir}/t`]])
-    // s3://b/t2 is another table: it must not be rewritten to the local copy.
-    await expect(io.read('s3://b/t2/x')).rejects.toThrow()
-    await io.write('s3://b/t/x', '1')
-    expect(await io.exists(`s3://b/t/x`)).toBe(true)
+    const bucket = await createTestBucket()
+    const inner = createFileIO(testAws().clients)
+    await inner.write(`s3://${bucket}/t2/x`, 'from s3')
+    const io = withPathMap(inner, [[`s3://${bucket}/t`, `file://${dir}/t`]])
+    // s3://<bucket>/t2 is another table: it is not rewritten to the local copy of t.
+    expect(new TextDecoder().decode(await io.read(`s3://${bucket}/t2/x`))).toBe('from s3')
+    await io.write(`s3://${bucket}/t/x`, 'local')
+    expect(new TextDecoder().decode(await inner.read(`file://${dir}/t/x`))).toBe('local')
+    expect(await inner.exists(`s3://${bucket}/t/x`)).toBe(false)
   })
 })
