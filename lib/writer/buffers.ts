@@ -1,0 +1,164 @@
+/**
+ * Bounded buffers (DESIGN.md invariants 4 and 6). One buffer per (table, Iceberg partition
+ * value); all buffers of one invocation share one byte budget. Before a row is added, if the
+ * buffered total plus the row would pass the budget, the LARGEST buffer is flushed as a
+ * Parquet chunk (repeatedly, until the row fits). A buffer that reaches the target file size is
+ * flushed on its own (the file "rolls"). At the end of the batch every buffer is flushed once,
+ * so an invocation writes one file per (table, partition value) unless the budget or the target
+ * size forced more — never one per Kafka partition.
+ *
+ * The accounting is exact over estimates: each row is charged `estimateRowBytes(row)` when it is
+ * added and released when its buffer is flushed, so `bufferedBytes` is the sum of the charges of
+ * the rows held, and `peakBufferedBytes` the highest it has been. The estimate is conservative
+ * for V8: strings at 2 bytes per character plus a header, 8-16 bytes per number, and a per-key
+ * and per-object overhead (measured V8 objects run ~1.5-3× their JSON size; this charges more).
+ */
+import type { PartitionTuple } from '../iceberg/types.js'
+
+export type FlushReason = 'budget' | 'target-size' | 'end' | 'oversize-row'
+
+export interface RowBuffer<Row> {
+  table: string
+  partition: PartitionTuple
+  /** Stable text form of the partition tuple (map key, file naming). */
+  partitionKey: string
+  rows: Row[]
+  bytes: number
+}
+
+export interface BufferStats {
+  bufferedBytes: number
+  peakBufferedBytes: number
+  rows: number
+  flushes: Record<FlushReason, number>
+}
+
+export interface BufferPoolOptions<Row> {
+  budgetBytes: number
+  targetFileBytes: number
+  /** Writes the buffer's rows as one Parquet file. The rows are released after it resolves. */
+  flush: (buffer: RowBuffer<Row>, reason: FlushReason) => Promise<void>
+}
+
+export class BufferPool<Row> {
+  readonly #buffers = new Map<string, RowBuffer<Row>>()
+  readonly #opts: BufferPoolOptions<Row>
+  readonly stats: BufferStats = {
+    bufferedBytes: 0,
+    peakBufferedBytes: 0,
+    rows: 0,
+    flushes: { budget: 0, 'target-size': 0, end: 0, 'oversize-row': 0 },
+  }
+
+  constructor(opts: BufferPoolOptions<Row>) {
+    if (!(opts.budgetBytes > 0)) throw new RangeError(`budgetBytes must be positive, got ${opts.budgetBytes}`)
+    this.#opts = opts
+  }
+
+  /** Buffers currently open (for tests and metrics). */
+  get openBuffers(): number {
+    return this.#buffers.size
+  }
+
+  async add(table: string, partition: PartitionTuple, partitionKey: string, row: Row, bytes = estimateRowBytes(row)): Promise<void> {
+    const { budgetBytes, targetFileBytes } = this.#opts
+    while (this.stats.bufferedBytes + bytes > budgetBytes && this.#buffers.size > 0) {
+      await this.#flush(this.#largest()!, 'budget')
+    }
+    if (bytes > budgetBytes) {
+      // A single row larger than the whole budget: written alone, never held in a buffer.
+      const alone: RowBuffer<Row> = { table, partition, partitionKey, rows: [row], bytes }
+      this.stats.flushes['oversize-row']++
+      await this.#opts.flush(alone, 'oversize-row')
+      return
+    }
+    const key = bufferKey(table, partitionKey)
+    let buffer = this.#buffers.get(key)
+    if (buffer === undefined) {
+      buffer = { table, partition, partitionKey, rows: [], bytes: 0 }
+      this.#buffers.set(key, buffer)
+    }
+    buffer.rows.push(row)
+    buffer.bytes += bytes
+    this.stats.rows++
+    this.stats.bufferedBytes += bytes
+    if (this.stats.bufferedBytes > this.stats.peakBufferedBytes) this.stats.peakBufferedBytes = this.stats.bufferedBytes
+    if (buffer.bytes >= targetFileBytes) await this.#flush(buffer, 'target-size')
+  }
+
+  /** Flush every open buffer (end of the batch). */
+  async flushAll(): Promise<void> {
+    for (const buffer of [...this.#buffers.values()]) await this.#flush(buffer, 'end')
+  }
+
+  /** Drop every buffer without writing (the batch failed). */
+  discard(): void {
+    this.#buffers.clear()
+    this.stats.bufferedBytes = 0
+    this.stats.rows = 0
+  }
+
+  #largest(): RowBuffer<Row> | undefined {
+    let best: RowBuffer<Row> | undefined
+    for (const b of this.#buffers.values()) if (best === undefined || b.bytes > best.bytes) best = b
+    return best
+  }
+
+  async #flush(buffer: RowBuffer<Row>, reason: FlushReason): Promise<void> {
+    this.stats.flushes[reason]++
+    await this.#opts.flush(buffer, reason)
+    this.#buffers.delete(bufferKey(buffer.table, buffer.partitionKey))
+    this.stats.bufferedBytes -= buffer.bytes
+    this.stats.rows -= buffer.rows.length
+  }
+}
+
+const bufferKey = (table: string, partitionKey: string) => `${table}\u0000${partitionKey}`
+
+const OBJECT_OVERHEAD = 64
+const KEY_OVERHEAD = 16
+const STRING_HEADER = 24
+
+/** Conservative in-memory size of a row (see the module comment). */
+export function estimateRowBytes(value: unknown): number {
+  switch (typeof value) {
+    case 'string':
+      return STRING_HEADER + 2 * value.length
+    case 'number':
+    case 'boolean':
+      return 16
+    case 'bigint':
+      return 32
+    case 'undefined':
+      return 8
+    case 'object': {
+      if (value === null) return 8
+      if (value instanceof Uint8Array) return OBJECT_OVERHEAD + value.byteLength
+      if (value instanceof Date) return OBJECT_OVERHEAD
+      if (Array.isArray(value)) {
+        let n = OBJECT_OVERHEAD + 8 * value.length
+        for (const v of value) n += estimateRowBytes(v)
+        return n
+      }
+      if (value instanceof Map) {
+        let n = OBJECT_OVERHEAD
+        for (const [k, v] of value) n += KEY_OVERHEAD + estimateRowBytes(k) + estimateRowBytes(v)
+        return n
+      }
+      let n = OBJECT_OVERHEAD
+      for (const k in value as Record<string, unknown>) {
+        n += KEY_OVERHEAD + 2 * k.length + estimateRowBytes((value as Record<string, unknown>)[k])
+      }
+      return n
+    }
+    default:
+      return 16
+  }
+}
+
+/** Stable text key of a partition tuple (bigint and bytes included). */
+export function partitionKeyOf(tuple: PartitionTuple): string {
+  return JSON.stringify(tuple, (_k, v) =>
+    typeof v === 'bigint' ? `${v}n` : v instanceof Uint8Array ? `b64:${Buffer.from(v).toString('base64')}` : v,
+  )
+}

@@ -1,0 +1,174 @@
+/**
+ * Routing: which table(s) a record goes to, compiled once from `FLOE_ROUTES` (lib/config.ts
+ * RoutesSchema) into a function that runs per record.
+ *
+ * - Every route whose topic matches (exact `topic`, `topicPattern` regex, or neither = all
+ *   topics) contributes its tables; a record may go to several tables (duplicates collapse).
+ * - `{ table }`: a static table; `{topic}` in the name is replaced by the record's topic.
+ * - `{ field, match }`: the field's value (dotted path, stringified) is tested against each
+ *   table's regex; every matching table is taken.
+ * - `{ tableFromField }`: the field's value names the table (optionally `namespace` and `prefix`).
+ * - A record no route matched follows `unrouted`: `dead-letter` (with the reason), `drop`
+ *   (counted by the caller), or `{ table }` (a default table).
+ *
+ * Table names are normalised to `namespace.table`. The rule, applied to names from config
+ * and from record values alike: the text after the last `.` is the table, the text before it
+ * the namespace (default `defaultNamespace`); every part is lowercased and each run of
+ * characters outside `[a-z0-9_]` becomes one `_`, e.g. `Orders-EU.v2` → namespace `orders_eu`, table `v2`;
+ * topic `Orders-EU.v2` in `{topic}` → `orders_eu_v2` (Glue and Athena accept only these; Iceberg
+ * Java's DynamoDbCatalog accepts them too). A part with no letter or digit left is an error
+ * (for a record value: a dead letter, never a table called "").
+ */
+import type { Routes, TableOptions } from '../config.js'
+
+export interface TableId {
+  namespace: string
+  name: string
+}
+
+export type RouteResult =
+  | { kind: 'tables'; tables: string[] }
+  | { kind: 'dead-letter'; reason: string }
+  | { kind: 'drop'; reason: string }
+
+export interface Router {
+  /** Tables for one record. `value` is the decoded value (undefined when there is none). */
+  route(topic: string, value: Record<string, unknown> | undefined): RouteResult
+  /** Options of a table (by normalised `namespace.table`): `tables[...]` or `tableDefaults`. */
+  options(table: string): TableOptions
+  /** True when some route needs the decoded value (field / tableFromField routes). */
+  readonly needsValue: boolean
+}
+
+/** Lowercase; each run of characters outside [a-z0-9_] becomes `_`. Returns '' when no letter or digit is left. */
+export function sanitizeName(part: string): string {
+  const s = part.toLowerCase().replace(/[^a-z0-9_]+/g, '_')
+  return /[a-z0-9]/.test(s) ? s : ''
+}
+
+/** `a.b.events` → namespace `a.b`, table `events`; `events` → default namespace. Throws on an empty part. */
+export function normalizeTableName(name: string, defaultNamespace: string): string {
+  const id = parseTableName(name, defaultNamespace)
+  return `${id.namespace}.${id.name}`
+}
+
+export function parseTableName(name: string, defaultNamespace: string): TableId {
+  const parts = name.split('.')
+  const table = sanitizeName(parts.pop() ?? '')
+  const nsParts = parts.length ? parts : defaultNamespace.split('.')
+  const namespace = nsParts.map(sanitizeName)
+  if (table === '' || namespace.some((p) => p === ''))
+    throw new Error(`table name ${JSON.stringify(name)} has an empty part after sanitising to [a-z0-9_]`)
+  return { namespace: namespace.join('.'), name: table }
+}
+
+/** Field value at a dotted path (`a.b.c`); a key containing dots is tried whole first. */
+export function fieldValue(value: Record<string, unknown> | undefined, path: string): unknown {
+  if (value === undefined) return undefined
+  if (path in value) return value[path]
+  let cur: unknown = value
+  for (const key of path.split('.')) {
+    if (typeof cur !== 'object' || cur === null) return undefined
+    cur = (cur as Record<string, unknown>)[key]
+  }
+  return cur
+}
+
+const scalarText = (v: unknown): string | undefined =>
+  typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'bigint' || typeof v === 'boolean' ? String(v) : undefined
+
+type Compiled = {
+  topic: (t: string) => boolean
+  tables: (topic: string, value: Record<string, unknown> | undefined, out: Set<string>, problems: string[]) => void
+  needsValue: boolean
+}
+
+export function compileRoutes(routes: Routes): Router {
+  const ns = routes.defaultNamespace
+  const norm = (n: string) => normalizeTableName(n, ns)
+  const compiled: Compiled[] = routes.routes.map((r, i) => {
+    const topicTest =
+      r.topic !== undefined ? (t: string) => t === r.topic : r.topicPattern !== undefined ? regexTest(r.topicPattern) : () => true
+    if ('table' in r) {
+      const template = r.table
+      if (!template.includes('{topic}')) {
+        const fixed = norm(template)
+        return { topic: topicTest, needsValue: false, tables: (_t, _v, out) => void out.add(fixed) }
+      }
+      const cache = new Map<string, string>()
+      return {
+        topic: topicTest,
+        needsValue: false,
+        tables: (t, _v, out, problems) => {
+          let name = cache.get(t)
+          if (name === undefined) {
+            try {
+              name = norm(template.replaceAll('{topic}', sanitizeName(t)))
+            } catch (err) {
+              problems.push(`routes[${i}]: ${(err as Error).message}`)
+              return
+            }
+            cache.set(t, name)
+          }
+          out.add(name)
+        },
+      }
+    }
+    if ('match' in r) {
+      const tests = Object.entries(r.match).map(([table, pattern]) => [norm(table), regexTest(pattern)] as const)
+      return {
+        topic: topicTest,
+        needsValue: true,
+        tables: (_t, v, out) => {
+          const text = scalarText(fieldValue(v, r.field))
+          if (text === undefined) return
+          for (const [table, test] of tests) if (test(text)) out.add(table)
+        },
+      }
+    }
+    const namespace = r.namespace ?? ns
+    return {
+      topic: topicTest,
+      needsValue: true,
+      tables: (_t, v, out, problems) => {
+        const raw = fieldValue(v, r.tableFromField)
+        const text = scalarText(raw)
+        if (text === undefined) {
+          problems.push(`routes[${i}]: field '${r.tableFromField}' ${raw === undefined ? 'is missing' : `is not a scalar (${JSON.stringify(raw)?.slice(0, 80)})`}`)
+          return
+        }
+        const name = sanitizeName(r.prefix + text)
+        if (name === '') {
+          problems.push(`routes[${i}]: field '${r.tableFromField}' value ${JSON.stringify(text)} is not a usable table name`)
+          return
+        }
+        out.add(`${namespace.split('.').map(sanitizeName).join('.')}.${name}`)
+      },
+    }
+  })
+
+  const options = new Map<string, TableOptions>()
+  for (const [name, opts] of Object.entries(routes.tables)) options.set(norm(name), opts)
+  const unrouted = routes.unrouted
+  const defaultTable = typeof unrouted === 'object' ? norm(unrouted.table) : undefined
+
+  return {
+    needsValue: compiled.some((c) => c.needsValue),
+    options: (table) => options.get(table) ?? routes.tableDefaults,
+    route(topic, value) {
+      const out = new Set<string>()
+      const problems: string[] = []
+      for (const c of compiled) if (c.topic(topic)) c.tables(topic, value, out, problems)
+      if (out.size > 0) return { kind: 'tables', tables: [...out] }
+      const reason = `no route matched topic '${topic}'${problems.length ? ` (${problems.join('; ')})` : ''}`
+      if (defaultTable !== undefined) return { kind: 'tables', tables: [defaultTable] }
+      if (unrouted === 'drop') return { kind: 'drop', reason }
+      return { kind: 'dead-letter', reason }
+    },
+  }
+}
+
+function regexTest(pattern: string): (s: string) => boolean {
+  const re = new RegExp(pattern)
+  return (s) => re.test(s)
+}

@@ -1,0 +1,85 @@
+/**
+ * What the writer needs from the outside (injected, so tests, the local simulator and the chaos
+ * harness can build one against local endpoints) and the plain value it hands back — like Kafka
+ * Connect's SinkWriter handing its coordinator (table, data files, offsets), never a record.
+ */
+import type { FloeConfig } from '../config.js'
+import type { ControlContext } from '../control/types.js'
+import type { PartitionSpec, TableMetadata } from '../iceberg/types.js'
+import type { FileIO } from '../io/types.js'
+import type { KafkaRecord } from '../kafka/event.js'
+import type { Schema } from '../schema/types.js'
+import type { FlushReason } from './buffers.js'
+import type { Router } from './routing.js'
+
+export interface TableIdentifier {
+  namespace: string
+  name: string
+}
+
+/**
+ * The part of lib/catalog's Catalog the writer uses (structural: any Catalog fits). The writer
+ * loads and creates tables and commits schema changes; it never commits data (the committer does).
+ */
+export interface WriterCatalog {
+  loadTable(id: TableIdentifier): Promise<{ metadata: TableMetadata; metadataLocation: string }>
+  createTable(
+    id: TableIdentifier,
+    req: { schema: Schema; spec?: PartitionSpec; properties?: Record<string, string>; location?: string },
+  ): Promise<{ metadata: TableMetadata; metadataLocation: string } | unknown>
+  commit(id: TableIdentifier, req: { base: string; metadata: TableMetadata }): Promise<{ metadataLocation: string }>
+  createNamespace?(namespace: string): Promise<unknown>
+}
+
+/** lib/codec's decoders (createDecoders). */
+export type DecodedValue = { ok: true; value: Record<string, unknown>; schema?: Schema } | { ok: false; reason: string }
+export interface WriterDecoders {
+  decodeValue(record: KafkaRecord): Promise<DecodedValue>
+}
+
+export interface WriterDeps {
+  config: FloeConfig
+  io: FileIO
+  catalog: WriterCatalog
+  control: ControlContext
+  decoders: WriterDecoders
+  /** Compiled once per cold start from config.routes (compileRoutes). */
+  router: Router
+}
+
+export interface TableWriteResult {
+  table: string
+  rows: number
+  files: number
+  bytes: number
+  schemaId: number
+  specId: number
+  /** Fields present in records but not in the table (evolution off), summed over records. */
+  unknownFieldsIgnored: number
+  /** Set when this invocation committed a schema change. */
+  evolvedToSchemaId?: number
+  created?: boolean
+}
+
+/** What one writer invocation did: a plain value for logs, metrics and tests. */
+export interface WriteResult {
+  writerId: string
+  /** Records in the event (flagged ones included). */
+  recordsIn: number
+  /** Records at offsets below their partition's checkpoint (already registered by an earlier attempt). */
+  belowCheckpoint: number
+  /** Records no route matched, dropped by `unrouted: "drop"`. */
+  dropped: number
+  deadLetters: number
+  deadLetterPaths: string[]
+  tables: TableWriteResult[]
+  /** Registration transactions (more than one when the batch was split into partition groups). */
+  transactions: number
+  /** 'registered' if this invocation registered everything new; 'stale' if another writer had (files deleted); 'nothing-new'. */
+  outcome: 'registered' | 'stale' | 'nothing-new'
+  /** Checkpoints after this invocation, by "topic-partition" (decimal strings). */
+  checkpoints: Record<string, string>
+  flushes: Record<FlushReason, number>
+  peakBufferedBytes: number
+  bytesWritten: number
+}

@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest'
+import { BufferPool, estimateRowBytes, partitionKeyOf, type FlushReason } from '../../lib/writer/buffers.js'
+
+function pool(budgetBytes: number, targetFileBytes = Number.MAX_SAFE_INTEGER) {
+  const flushed: { table: string; partition: string; rows: number; bytes: number; reason: FlushReason; bufferedBefore: number }[] = []
+  const p: BufferPool<{ v: number }> = new BufferPool<{ v: number }>({
+    budgetBytes,
+    targetFileBytes,
+    flush: async (b, reason) => {
+      flushed.push({ table: b.table, partition: b.partitionKey, rows: b.rows.length, bytes: b.bytes, reason, bufferedBefore: p.stats.bufferedBytes })
+    },
+  })
+  return { p, flushed }
+}
+
+describe('BufferPool', () => {
+  it('keeps one buffer per (table, partition value) and flushes each once at the end', async () => {
+    const { p, flushed } = pool(10_000)
+    for (let i = 0; i < 30; i++) await p.add(`t${i % 3}`, [i % 2], partitionKeyOf([i % 2]), { v: i }, 10)
+    expect(p.openBuffers).toBe(6)
+    await p.flushAll()
+    expect(flushed).toHaveLength(6)
+    expect(flushed.every((f) => f.reason === 'end' && f.rows === 5)).toBe(true)
+    expect(p.stats.bufferedBytes).toBe(0)
+  })
+
+  it('never holds more than the budget: the largest buffer is flushed first', async () => {
+    const { p, flushed } = pool(100)
+    await p.add('big', [], '[]', { v: 1 }, 60)
+    await p.add('small', [], '[]', { v: 2 }, 30)
+    await p.add('small', [], '[]', { v: 3 }, 30) // 120 > 100: flush 'big'
+    expect(flushed).toEqual([{ table: 'big', partition: '[]', rows: 1, bytes: 60, reason: 'budget', bufferedBefore: 90 }])
+    expect(p.stats.bufferedBytes).toBe(60)
+    expect(p.stats.peakBufferedBytes).toBeLessThanOrEqual(100)
+    expect(p.stats.flushes.budget).toBe(1)
+  })
+
+  it('rolls a buffer at the target file size', async () => {
+    const { p, flushed } = pool(1_000, 50)
+    for (let i = 0; i < 6; i++) await p.add('t', [], '[]', { v: i }, 20)
+    expect(flushed.map((f) => [f.rows, f.reason])).toEqual([
+      [3, 'target-size'],
+      [3, 'target-size'],
+    ])
+  })
+
+  it('writes a row larger than the whole budget on its own without buffering it', async () => {
+    const { p, flushed } = pool(100)
+    await p.add('t', [], '[]', { v: 1 }, 40)
+    await p.add('t', [], '[]', { v: 2 }, 500)
+    expect(flushed.map((f) => f.reason)).toEqual(['budget', 'oversize-row'])
+    expect(p.stats.peakBufferedBytes).toBe(40)
+  })
+})
+
+describe('estimateRowBytes', () => {
+  it('charges more than the JSON size of a typical row', () => {
+    const row = { id: 123456789n, name: 'a fairly ordinary string value', tags: ['x', 'y'], nested: { a: 1.5, b: true, c: null } }
+    const json = JSON.stringify(row, (_k, v) => (typeof v === 'bigint' ? v.toString() : v))
+    expect(estimateRowBytes(row)).toBeGreaterThan(2 * json.length)
+  })
+})
+
+describe('partitionKeyOf', () => {
+  it('distinguishes bigint, bytes and strings', () => {
+    expect(partitionKeyOf([1n])).not.toBe(partitionKeyOf(['1']))
+    expect(partitionKeyOf([new Uint8Array([1, 2])])).toBe(partitionKeyOf([new Uint8Array([1, 2])]))
+  })
+})
