@@ -1,0 +1,69 @@
+/**
+ * One committer run: every table of the pipeline with pending batches, committed in parallel
+ * (bounded by FLOE_COMMIT_CONCURRENCY), each independently — one table's failure is reported,
+ * never a reason to skip the others.
+ */
+import { listPendingTables } from '../control/pending.js'
+import { logger, metrics, MetricUnit } from '../log.js'
+import { commitTable } from './table.js'
+import type { CommitDeps, CommitOptions, TableCommitResult } from './types.js'
+
+export interface CommitRunResult {
+  tables: number
+  committed: number
+  /** Tables whose commit failed (see results[].error); non-zero means the run needs attention. */
+  failures: number
+  busy: number
+  batches: number
+  files: number
+  records: number
+  results: TableCommitResult[]
+}
+
+export interface RunOptions extends CommitOptions {
+  /** Only these tables (default: every table with pending batches). */
+  tables?: string[]
+}
+
+export async function runCommitter(deps: CommitDeps, opts: RunOptions = {}): Promise<CommitRunResult> {
+  const tables = opts.tables ?? (await listPendingTables(deps.control, deps.config.pipeline))
+  const results = await mapBounded(tables, deps.config.commitConcurrency, (table) => commitTable(deps, table, opts))
+  const run: CommitRunResult = {
+    tables: tables.length,
+    committed: results.filter((r) => r.status === 'committed').length,
+    failures: results.filter((r) => r.status === 'failed').length,
+    busy: results.filter((r) => r.status === 'busy').length,
+    batches: sum(results, (r) => r.batches),
+    files: sum(results, (r) => r.files),
+    records: sum(results, (r) => r.records),
+    results,
+  }
+  metrics.addMetric('TablesWithBacklog', MetricUnit.Count, tables.length)
+  metrics.addMetric('TableCommitFailures', MetricUnit.Count, run.failures)
+  const log = run.failures > 0 ? logger.error.bind(logger) : logger.info.bind(logger)
+  log('committer run finished', {
+    tables: run.tables,
+    committed: run.committed,
+    failures: run.failures,
+    busy: run.busy,
+    batches: run.batches,
+    failed: results.filter((r) => r.status === 'failed').map((r) => ({ table: r.table, error: r.error?.message })),
+  })
+  return run
+}
+
+const sum = <T>(xs: T[], f: (x: T) => number) => xs.reduce((n, x) => n + f(x), 0)
+
+/** Promise.all with at most `limit` in flight; results in input order. */
+export async function mapBounded<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length)
+  let next = 0
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++
+      out[i] = await fn(items[i]!)
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker))
+  return out
+}

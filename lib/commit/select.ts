@@ -1,0 +1,61 @@
+/**
+ * Which pending batches one commit takes. Per Kafka partition the batches must go in offset
+ * order with no gap — a later batch committed before an earlier one would raise the summary
+ * offset past the earlier one, which would then look covered and be dropped.
+ */
+import { partitionKey } from '../control/keys.js'
+import type { PendingBatch } from '../control/types.js'
+
+export interface SelectLimits {
+  maxBatches: number
+  maxBytes: number
+}
+
+/**
+ * A prefix, per partition, of the pending batches: a batch is taken only once every batch before
+ * it on each of its partitions is taken. Stops at the limits (but always takes at least one).
+ */
+export function selectBatches(pending: PendingBatch[], limits: SelectLimits): PendingBatch[] {
+  const queues = new Map<string, PendingBatch[]>()
+  for (const b of pending) {
+    for (const r of b.ranges) {
+      const k = partitionKey(r.topic, r.partition)
+      const q = queues.get(k) ?? []
+      q.push(b)
+      queues.set(k, q)
+    }
+  }
+  for (const [k, q] of queues) q.sort((a, b) => cmp(firstOffsetOn(a, k), firstOffsetOn(b, k)))
+  const position = new Map<string, number>([...queues.keys()].map((k) => [k, 0]))
+  const remaining = [...pending].sort((a, b) => a.createdAt - b.createdAt || (a.batchId < b.batchId ? -1 : 1))
+  const selected: PendingBatch[] = []
+  let bytes = 0
+  for (let progress = true; progress && remaining.length > 0; ) {
+    progress = false
+    for (let i = 0; i < remaining.length; i++) {
+      const b = remaining[i]!
+      const ready = b.ranges.every((r) => {
+        const k = partitionKey(r.topic, r.partition)
+        return queues.get(k)![position.get(k)!] === b
+      })
+      if (!ready) continue
+      if (selected.length >= limits.maxBatches || (selected.length > 0 && bytes + b.bytes > limits.maxBytes)) return selected
+      selected.push(b)
+      bytes += b.bytes
+      for (const r of b.ranges) {
+        const k = partitionKey(r.topic, r.partition)
+        position.set(k, position.get(k)! + 1)
+      }
+      remaining.splice(i, 1)
+      i--
+      progress = true
+    }
+  }
+  return selected
+}
+
+function firstOffsetOn(b: PendingBatch, k: string): bigint {
+  return b.ranges.find((r) => partitionKey(r.topic, r.partition) === k)!.firstOffset
+}
+
+const cmp = (a: bigint, b: bigint) => (a < b ? -1 : a > b ? 1 : 0)

@@ -1,0 +1,175 @@
+/**
+ * The commit protocol for one table (DESIGN.md invariant 3):
+ * lease → pending batches (consistent, offset order) → load table → drop batches the table's
+ * offsets already cover → append one snapshot → renew lease → catalog swap (on conflict: reload,
+ * re-drop, rebase, retry with backoff) → mark batches committed (fenced by the lease epoch) →
+ * release. A crash anywhere leaves either no snapshot (the batches stay pending) or a snapshot
+ * whose summary covers the batches (the next run drops and marks them): never a second append.
+ */
+import { randomUUID } from 'node:crypto'
+import { appendFiles } from '../iceberg/append.js'
+import { currentSnapshot } from '../iceberg/metadata.js'
+import type { DataFile } from '../iceberg/types.js'
+import { CommitConflictError, CommitStateUnknownError, FloeError } from '../errors.js'
+import { logger, metrics, MetricUnit } from '../log.js'
+import { acquireLease, markCommitted, releaseLease, renewLease, type CommittedMark, type Lease } from '../control/lease.js'
+import { loadBatchFiles, readPendingBatches } from '../control/pending.js'
+import type { PendingBatch } from '../control/types.js'
+import { sleep } from '../control/errors.js'
+import {
+  COMMIT_ID_KEY,
+  committedOffsets,
+  coverage,
+  formatOffsets,
+  mergeOffsets,
+  offsetsSummaryKey,
+  VALID_THROUGH_KEY,
+  validThroughTs,
+} from './offsets.js'
+import { selectBatches } from './select.js'
+import type { CommitDeps, CommitOptions, TableCommitResult } from './types.js'
+
+/** `namespace.name` → catalog identifier (the name is after the last dot). */
+export function tableIdentifier(table: string): { namespace: string; name: string } {
+  const i = table.lastIndexOf('.')
+  if (i <= 0 || i === table.length - 1) throw new FloeError(`table name ${JSON.stringify(table)} is not "namespace.name"`)
+  return { namespace: table.slice(0, i), name: table.slice(i + 1) }
+}
+
+/** Commit the pending batches of one table. Never throws: failures come back as status 'failed'. */
+export async function commitTable(deps: CommitDeps, table: string, opts: CommitOptions = {}): Promise<TableCommitResult> {
+  const started = Date.now()
+  const result: TableCommitResult = { table, status: 'idle', batches: 0, files: 0, records: 0, alreadyCommitted: 0, pending: 0, conflicts: 0, latencyMs: 0 }
+  const pipeline = deps.config.pipeline
+  let lease: Lease | undefined
+  try {
+    lease = await acquireLease(deps.control, pipeline, table, { owner: opts.owner })
+    if (lease === undefined) {
+      result.status = 'busy'
+      return result
+    }
+    const pending = await readPendingBatches(deps.control, pipeline, table)
+    result.pending = pending.length
+    metrics.addMetric('PendingBatches', MetricUnit.Count, pending.length)
+    if (pending.length === 0) return result
+    const selected = selectBatches(pending, { maxBatches: deps.config.commitMaxBatches, maxBytes: deps.config.commitMaxBytes })
+    const files = await loadBatchFiles(deps.control, pipeline, selected)
+    const outcome = await appendWithRetries(deps, table, lease, selected, files, opts, result)
+    lease = outcome.lease
+    if (outcome.appended.length > 0) await opts.hooks?.afterSwap?.({ table, snapshotId: outcome.snapshotId! })
+    const marks: CommittedMark[] = [
+      ...outcome.appended.map((batch) => ({ batch, snapshotId: outcome.snapshotId!, commitId: outcome.commitId })),
+      ...outcome.covered.map((batch) => ({ batch, snapshotId: outcome.coveringSnapshotId ?? 0n, commitId: 'already-committed' })),
+    ]
+    await markCommitted(deps.control, lease, marks)
+    const spills = [...outcome.appended, ...outcome.covered].flatMap((b) => (b.spillPath ? [b.spillPath] : []))
+    if (spills.length > 0) {
+      await deps.control.io.deleteMany(spills).catch((err) => logger.warn('could not delete spilled file lists', { table, error: String(err) }))
+    }
+    result.status = outcome.appended.length > 0 ? 'committed' : 'marked'
+    result.snapshotId = outcome.appended.length > 0 ? outcome.snapshotId : undefined
+    result.batches = outcome.appended.length
+    result.files = outcome.appended.reduce((n, b) => n + b.fileCount, 0)
+    result.records = outcome.appended.reduce((n, b) => n + b.recordCount, 0)
+    result.alreadyCommitted = outcome.covered.length
+    metrics.addMetric('BatchesCommitted', MetricUnit.Count, result.batches)
+    metrics.addMetric('FilesCommitted', MetricUnit.Count, result.files)
+    metrics.addMetric('RecordsCommitted', MetricUnit.Count, result.records)
+    if (result.alreadyCommitted > 0) metrics.addMetric('BatchesAlreadyCommitted', MetricUnit.Count, result.alreadyCommitted)
+    logger.info('table committed', {
+      table,
+      status: result.status,
+      snapshotId: result.snapshotId?.toString(),
+      batches: result.batches,
+      files: result.files,
+      records: result.records,
+      alreadyCommitted: result.alreadyCommitted,
+      pending: result.pending,
+      conflicts: result.conflicts,
+    })
+    return result
+  } catch (err) {
+    result.status = 'failed'
+    result.error = err as Error
+    metrics.addMetric('CommitFailures', MetricUnit.Count, 1)
+    logger.error('table commit failed', { table, error: err as Error, retryable: (err as FloeError).retryable ?? false })
+    return result
+  } finally {
+    if (lease !== undefined) await releaseLease(deps.control, lease).catch((err) => logger.warn('could not release lease', { table, error: String(err) }))
+    result.latencyMs = Date.now() - started
+    metrics.addMetric('CommitLatency', MetricUnit.Milliseconds, result.latencyMs)
+  }
+}
+
+interface AppendOutcome {
+  lease: Lease
+  appended: PendingBatch[]
+  covered: PendingBatch[]
+  snapshotId?: bigint
+  coveringSnapshotId?: bigint
+  commitId: string
+}
+
+async function appendWithRetries(
+  deps: CommitDeps,
+  table: string,
+  lease: Lease,
+  selected: PendingBatch[],
+  files: Map<string, DataFile[]>,
+  opts: CommitOptions,
+  result: TableCommitResult,
+): Promise<AppendOutcome> {
+  const id = tableIdentifier(table)
+  const pipeline = deps.config.pipeline
+  const commitId = randomUUID()
+  for (let attempt = 0; ; attempt++) {
+    const { metadata, metadataLocation } = await deps.catalog.loadTable(id)
+    const committed = committedOffsets(metadata, pipeline)
+    const todo: PendingBatch[] = []
+    const covered: PendingBatch[] = []
+    for (const b of selected) {
+      const c = coverage(b.ranges, committed.offsets)
+      if (c === 'covered') covered.push(b)
+      else if (c === 'uncovered') todo.push(b)
+      else {
+        // Batches commit whole, so this means the summary was edited by hand or another pipeline shares the key.
+        throw new FloeError(
+          `table ${table}: pending batch ${b.batchId} is only partly covered by ${offsetsSummaryKey(pipeline)} of snapshot ${committed.snapshot?.['snapshot-id']} (ranges ${describeRanges(b)}); refusing to append part of it twice`,
+        )
+      }
+    }
+    const coveringSnapshotId = committed.snapshot?.['snapshot-id']
+    if (todo.length === 0) return { lease, appended: [], covered, coveringSnapshotId, commitId }
+    const newFiles = todo.flatMap((b) => files.get(b.batchId)!)
+    const summary: Record<string, string> = {
+      [offsetsSummaryKey(pipeline)]: formatOffsets(mergeOffsets(committed.offsets, todo)),
+      [COMMIT_ID_KEY]: commitId,
+    }
+    const validThrough = validThroughTs(todo)
+    if (validThrough !== undefined) summary[VALID_THROUGH_KEY] = String(validThrough)
+    const next = await appendFiles(deps.io, metadata, newFiles, { summary })
+    lease = await renewLease(deps.control, lease)
+    await opts.hooks?.beforeSwap?.({ table, attempt })
+    try {
+      await deps.catalog.commit(id, { base: metadataLocation, metadata: next })
+      return { lease, appended: todo, covered, snapshotId: currentSnapshot(next)!['snapshot-id'], coveringSnapshotId, commitId }
+    } catch (err) {
+      // Unknown state is handled like a conflict: the reload shows whether our snapshot landed
+      // (its offsets then cover our batches), which is the point of carrying them in the summary.
+      if (!(err instanceof CommitConflictError || err instanceof CommitStateUnknownError)) throw err
+      result.conflicts++
+      metrics.addMetric(err instanceof CommitConflictError ? 'CommitConflicts' : 'CommitStateUnknown', MetricUnit.Count, 1)
+      if (attempt >= deps.config.commitRetries) {
+        throw new CommitConflictError(`table ${table}: still conflicting after ${attempt + 1} attempts; the next run resumes`, { cause: err })
+      }
+      metrics.addMetric('CommitRetries', MetricUnit.Count, 1)
+      const backoff = Math.min(30_000, deps.config.commitBackoffMs * 2 ** attempt) * Math.random()
+      logger.info('commit conflict: reloading and rebasing', { table, attempt, backoffMs: Math.round(backoff), error: (err as Error).message })
+      await sleep(backoff)
+    }
+  }
+}
+
+function describeRanges(b: PendingBatch): string {
+  return b.ranges.map((r) => `${r.topic}-${r.partition} [${r.firstOffset}, ${r.nextOffset})`).join(', ')
+}

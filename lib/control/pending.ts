@@ -1,0 +1,142 @@
+/** Reading pending batches back: which tables have work, what their batches cover, their files. */
+import { BatchGetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb'
+import { FloeError } from '../errors.js'
+import { dataFileFromJSON } from '../iceberg/datafile-json.js'
+import type { DataFile } from '../iceberg/types.js'
+import { sleep, wrapDynamoError } from './errors.js'
+import { batchPartition, pendingBatchKey, pendingIndexPk, PENDING_INDEX, PENDING_PREFIX } from './keys.js'
+import type { ControlContext, PendingBatch } from './types.js'
+
+/**
+ * Tables with at least one pending batch, from the sparse `pending` index (eventually
+ * consistent: a just-registered batch may show up one run later, which is harmless). Skips from
+ * table to table instead of reading every pending item.
+ */
+export async function listPendingTables(ctx: ControlContext, pipeline: string): Promise<string[]> {
+  const tables: string[] = []
+  let after: string | undefined
+  for (;;) {
+    let page
+    try {
+      page = await ctx.doc.send(
+        new QueryCommand({
+          TableName: ctx.table,
+          IndexName: PENDING_INDEX,
+          KeyConditionExpression: after === undefined ? 'gsi1pk = :pk' : 'gsi1pk = :pk AND gsi1sk > :after',
+          ExpressionAttributeValues: { ':pk': pendingIndexPk(pipeline), ...(after === undefined ? {} : { ':after': after }) },
+          ProjectionExpression: 'gsi1sk',
+          Limit: 1,
+        }),
+      )
+    } catch (err) {
+      throw wrapDynamoError(`listing tables with pending batches in ${ctx.table}`, err)
+    }
+    const sk = page.Items?.[0]?.gsi1sk as string | undefined
+    if (sk === undefined) return tables
+    const table = sk.slice(0, sk.lastIndexOf('#'))
+    tables.push(table)
+    // '#' + U+FFFF sorts after every `<table>#<batchId>`.
+    after = `${table}#\uffff`
+  }
+}
+
+const SUMMARY_FIELDS = ['table', 'batchId', 'writerId', 'createdAt', 'schemaId', 'specId', 'ranges', 'recordCount', 'bytes', 'fileCount', 'spillPath', 'attemptId']
+
+/** Every pending batch of a table (consistent Query), without file lists. */
+export async function readPendingBatches(ctx: ControlContext, pipeline: string, table: string): Promise<PendingBatch[]> {
+  const out: PendingBatch[] = []
+  let start: Record<string, unknown> | undefined
+  do {
+    let page
+    try {
+      page = await ctx.doc.send(
+        new QueryCommand({
+          TableName: ctx.table,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
+          ExpressionAttributeValues: { ':pk': batchPartition(pipeline, table), ':p': PENDING_PREFIX },
+          ProjectionExpression: SUMMARY_FIELDS.map((_, i) => `#f${i}`).join(', '),
+          ExpressionAttributeNames: Object.fromEntries(SUMMARY_FIELDS.map((f, i) => [`#f${i}`, f])),
+          ConsistentRead: true,
+          ExclusiveStartKey: start,
+        }),
+      )
+    } catch (err) {
+      throw wrapDynamoError(`reading pending batches of ${table} from ${ctx.table}`, err)
+    }
+    for (const item of page.Items ?? []) out.push(toPendingBatch(item))
+    start = page.LastEvaluatedKey
+  } while (start)
+  return out
+}
+
+function toPendingBatch(item: Record<string, unknown>): PendingBatch {
+  const ranges = (item.ranges as Record<string, unknown>[]).map((r) => ({
+    topic: r.topic as string,
+    partition: r.partition as number,
+    firstOffset: BigInt(r.firstOffset as string),
+    nextOffset: BigInt(r.nextOffset as string),
+    records: r.records as number,
+    maxTimestamp: r.maxTimestamp as number,
+  }))
+  return {
+    table: item.table as string,
+    batchId: item.batchId as string,
+    writerId: item.writerId as string,
+    createdAt: item.createdAt as number,
+    schemaId: item.schemaId as number,
+    specId: item.specId as number,
+    ranges,
+    recordCount: item.recordCount as number,
+    bytes: item.bytes as number,
+    fileCount: item.fileCount as number,
+    spillPath: item.spillPath as string | undefined,
+    attemptId: item.attemptId as string | undefined,
+  }
+}
+
+/** The data files of the given batches (from the items, or from their spilled objects). */
+export async function loadBatchFiles(ctx: ControlContext, pipeline: string, batches: PendingBatch[]): Promise<Map<string, DataFile[]>> {
+  const files = new Map<string, DataFile[]>()
+  const inline = batches.filter((b) => b.spillPath === undefined)
+  for (const b of batches) {
+    if (b.spillPath !== undefined) files.set(b.batchId, parseFiles(await ctx.io.read(b.spillPath), b))
+  }
+  for (let i = 0; i < inline.length; i += 100) {
+    let keys: Record<string, unknown>[] = inline.slice(i, i + 100).map((b) => pendingBatchKey(pipeline, b.table, b.batchId))
+    for (let round = 0; keys.length > 0; round++) {
+      if (round >= 8) throw new FloeError(`control table ${ctx.table}: ${keys.length} batch items still unprocessed after ${round} rounds`, { retryable: true })
+      if (round > 0) await sleep(Math.min(1000, 25 * 2 ** round) * Math.random())
+      let out
+      try {
+        out = await ctx.doc.send(
+          new BatchGetCommand({ RequestItems: { [ctx.table]: { Keys: keys, ConsistentRead: true, ProjectionExpression: 'batchId, filesJson' } } }),
+        )
+      } catch (err) {
+        throw wrapDynamoError(`reading batch file lists from ${ctx.table}`, err)
+      }
+      for (const item of out.Responses?.[ctx.table] ?? []) {
+        const batch = inline.find((b) => b.batchId === item.batchId)!
+        files.set(item.batchId as string, parseFiles(item.filesJson as string, batch))
+      }
+      keys = (out.UnprocessedKeys?.[ctx.table]?.Keys as Record<string, unknown>[] | undefined) ?? []
+    }
+  }
+  for (const b of batches) {
+    if (!files.has(b.batchId)) throw new FloeError(`table ${b.table}: pending batch ${b.batchId} vanished while reading its files (committed by another committer?)`, { retryable: true })
+  }
+  return files
+}
+
+function parseFiles(data: Uint8Array | string, batch: PendingBatch): DataFile[] {
+  const text = typeof data === 'string' ? data : new TextDecoder().decode(data)
+  let json: unknown
+  try {
+    json = JSON.parse(text)
+  } catch (err) {
+    throw new FloeError(`table ${batch.table}: file list of batch ${batch.batchId}${batch.spillPath ? ` (${batch.spillPath})` : ''} is not JSON`, { cause: err })
+  }
+  if (!Array.isArray(json) || json.length !== batch.fileCount) {
+    throw new FloeError(`table ${batch.table}: batch ${batch.batchId} lists ${Array.isArray(json) ? json.length : 'no'} files, expected ${batch.fileCount}`)
+  }
+  return json.map((j) => dataFileFromJSON(j))
+}
