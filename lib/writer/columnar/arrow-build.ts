@@ -1,0 +1,148 @@
+/**
+ * Arrow data for a schema from coerced rows (see coerce.ts for the value representation),
+ * assembled with `makeData` from typed arrays: structs split their rows into one value array
+ * per child, lists and maps flatten their elements and record offsets.
+ *
+ * Leaf statistics follow Parquet's counting, which Iceberg Java and PyIceberg copy into
+ * manifests: a leaf inside a list or map gets one entry per element, plus one null entry for
+ * every null or empty list/map above it ("placeholders"); under a null struct it is null.
+ */
+import * as arrow from 'apache-arrow'
+import { toArrowField, toArrowSchema, toArrowType } from '../../schema/arrow.js'
+import { isList, isMap, isStruct, type IcebergType, type StructType } from '../../schema/types.js'
+import { leafBuilder, validity, type LeafBuilder, type LeafStats } from './columns.js'
+import type { Row } from './coerce.js'
+
+type Builder = (values: unknown[], placeholders: number) => arrow.Data
+
+export interface ArrowBuild {
+  table: arrow.Table
+  /** Per leaf field id, in schema order. */
+  stats: Map<number, LeafStats>
+}
+
+export interface ArrowBuildOptions {
+  /** Whether min/max are tracked for a (non-repeated) leaf: false for metric modes none/counts. Default: all. */
+  bounds?: (fieldId: number, dottedName: string) => boolean
+}
+
+/** Compile a builder for a schema once; call it per chunk of rows. */
+export function compileArrowBuilder(schema: StructType, opts: ArrowBuildOptions = {}): (rows: Row[]) => ArrowBuild {
+  const arrowSchema = toArrowSchema(schema)
+  const stats: LeafStats[] = []
+  const wantBounds = opts.bounds ?? (() => true)
+  const root = compileStruct(schema, '', false, stats, wantBounds)
+  return (rows) => {
+    for (const s of stats) {
+      s.valueCount = 0
+      s.nullCount = 0
+      s.min = undefined
+      s.max = undefined
+      if (s.nanCount !== undefined) s.nanCount = 0
+    }
+    const data = root.build(rows, 0)
+    const batch = new arrow.RecordBatch(arrowSchema, data as arrow.Data<arrow.Struct>)
+    return { table: new arrow.Table([batch]), stats: new Map(stats.map((s) => [s.id, { ...s }])) }
+  }
+}
+
+/** Build once without keeping the compiled builder. */
+export function buildArrowTable(schema: StructType, rows: Row[], opts: ArrowBuildOptions = {}): ArrowBuild {
+  return compileArrowBuilder(schema, opts)(rows)
+}
+
+interface Compiled {
+  build: Builder
+}
+
+function compileStruct(type: StructType, prefix: string, repeated: boolean, stats: LeafStats[], bounds: ArrowBuildOptions['bounds'] & {}): Compiled {
+  const arrowType = new arrow.Struct(type.fields.map(toArrowField))
+  const names = type.fields.map((f) => f.name)
+  const children = type.fields.map((f) => compileType(f.type, f.id, prefix + f.name, repeated, stats, bounds))
+  const isRoot = prefix === ''
+  return {
+    build: (values, placeholders) => {
+      const n = values.length
+      const childData = names.map((name, c) => {
+        const col = new Array(n)
+        for (let i = 0; i < n; i++) {
+          const v = values[i] as Row | null
+          col[i] = v === null ? null : (v[name] ?? null)
+        }
+        return children[c]!.build(col, placeholders)
+      })
+      if (isRoot) return arrow.makeData({ type: arrowType, length: n, nullCount: 0, children: childData })
+      const { nullBitmap, nullCount } = validity(values)
+      return arrow.makeData({ type: arrowType, length: n, nullCount, nullBitmap: nullCount ? nullBitmap : undefined, children: childData })
+    },
+  }
+}
+
+function compileType(type: IcebergType, id: number, name: string, repeated: boolean, stats: LeafStats[], bounds: ArrowBuildOptions['bounds'] & {}): Compiled {
+  if (isStruct(type)) return compileStruct(type, `${name}.`, repeated, stats, bounds)
+  if (isList(type)) {
+    const arrowType = toArrowType(type) as arrow.List
+    const element = compileType(type.element, type['element-id'], `${name}.element`, true, stats, bounds)
+    return {
+      build: (values, placeholders) => {
+        const n = values.length
+        const offsets = new Int32Array(n + 1)
+        let total = 0
+        let empty = 0
+        for (let i = 0; i < n; i++) {
+          const v = values[i] as unknown[] | null
+          if (v === null || v.length === 0) empty++
+          else total += v.length
+          offsets[i + 1] = total
+        }
+        const flat = new Array(total)
+        let k = 0
+        for (let i = 0; i < n; i++) {
+          const v = values[i] as unknown[] | null
+          if (v !== null) for (let j = 0; j < v.length; j++) flat[k++] = v[j] ?? null
+        }
+        const child = element.build(flat, placeholders + empty)
+        const { nullBitmap, nullCount } = validity(values)
+        return arrow.makeData({ type: arrowType, length: n, nullCount, nullBitmap, valueOffsets: offsets, child })
+      },
+    }
+  }
+  if (isMap(type)) {
+    const arrowType = toArrowType(type) as arrow.Map_
+    const entriesType = arrowType.children[0]!.type as arrow.Struct
+    const key = compileType(type.key, type['key-id'], `${name}.key`, true, stats, bounds)
+    const value = compileType(type.value, type['value-id'], `${name}.value`, true, stats, bounds)
+    return {
+      build: (values, placeholders) => {
+        const n = values.length
+        const offsets = new Int32Array(n + 1)
+        const keys: unknown[] = []
+        const vals: unknown[] = []
+        let empty = 0
+        for (let i = 0; i < n; i++) {
+          const m = values[i] as Map<unknown, unknown> | null
+          if (m === null || m.size === 0) empty++
+          if (m !== null)
+            for (const [k, v] of m) {
+              keys.push(k)
+              vals.push(v ?? null)
+            }
+          offsets[i + 1] = keys.length
+        }
+        const entries = arrow.makeData({
+          type: entriesType,
+          length: keys.length,
+          nullCount: 0,
+          children: [key.build(keys, placeholders + empty), value.build(vals, placeholders + empty)],
+        })
+        const { nullBitmap, nullCount } = validity(values)
+        return arrow.makeData({ type: arrowType, length: n, nullCount, nullBitmap, valueOffsets: offsets, child: entries })
+      },
+    }
+  }
+  const s: LeafStats = { id, type, valueCount: 0, nullCount: 0 }
+  if (type === 'float' || type === 'double') s.nanCount = 0
+  stats.push(s)
+  const leaf: LeafBuilder = leafBuilder(type, toArrowType(type), s, !repeated && bounds(id, name))
+  return { build: leaf }
+}

@@ -1,0 +1,303 @@
+/**
+ * Coerce decoded records (plain JS objects from JSON or Avro) to an Iceberg schema. A coercer is
+ * compiled once per (schema, table) into closures, so the schema is not interpreted per record.
+ *
+ * Coerced values ("rows") are what arrow-build.ts and lib/iceberg's transforms and metrics take:
+ *   boolean → boolean; int, date (days since epoch) → number; long, time (µs), timestamp[tz] (µs),
+ *   timestamp[tz]_ns (ns) → bigint; float, double → number; decimal(P, S) → unscaled bigint;
+ *   string → string; uuid, fixed[L], binary → Uint8Array; struct → object keyed by field name;
+ *   list → array; map → Map; null → null.
+ * Accepted inputs: timestamps from ISO-8601 text (no zone = UTC), epoch milliseconds (number or
+ * bigint) or Date; dates from `YYYY-MM-DD` or days since epoch; times from `HH:MM:SS[.f]` or
+ * milliseconds of the day; decimals from numbers or numeric text (exact, rounded half up to the
+ * scale); integers from integral numbers, bigints, integer text or lossless-json numbers (range-
+ * checked); uuid from text; binary and fixed from base64; strings from text, numbers and booleans
+ * (objects and arrays as their JSON text, the fallback column type of inference); maps from JSON
+ * objects (keys coerced to the key type) or Map.
+ */
+import { RecordError, SchemaError } from '../../errors.js'
+import { isList, isMap, isStruct, type IcebergType, type StructType } from '../../schema/types.js'
+import { decimalParams, fixedLength } from '../../schema/walk.js'
+import { base64Bytes, isoToEpochDays, isoToEpochNanos, isoToTimeMicros, losslessText, toBigInt, toDecimal, toFloat, uuidBytes } from './values.js'
+
+export type Row = Record<string, unknown>
+
+/** A field present in a record but not in the schema: Iceberg-style dotted path (`items.element.sku`) and a sample value. */
+export interface UnknownField {
+  path: string
+  value: unknown
+}
+
+export interface Coerced {
+  row: Row
+  /** Unknown fields with a non-null value (empty when there are none). */
+  unknown: UnknownField[]
+}
+
+export type Coercer = (record: unknown) => Coerced
+
+interface Ctx {
+  unknown: UnknownField[] | undefined
+}
+
+type Convert = (v: unknown, ctx: Ctx) => unknown
+
+/** Thrown inside the compiled tree; the top level turns it into a RecordError with the full path. */
+class Failure {
+  constructor(
+    readonly segments: string[],
+    readonly expected: string,
+    readonly value: unknown,
+  ) {}
+}
+
+const NONE: UnknownField[] = []
+
+/** Compile a coercer for a struct (a table schema). `table` is used in error messages. */
+export function compileCoercer(schema: StructType, opts: { table: string }): Coercer {
+  const root = compileStruct(schema, '')
+  return (record: unknown): Coerced => {
+    if (typeof record !== 'object' || record === null || Array.isArray(record) || record instanceof Uint8Array)
+      throw new RecordError(`table ${opts.table}: record expected struct, got ${describe(record)}`)
+    const ctx: Ctx = { unknown: undefined }
+    try {
+      return { row: root(record, ctx) as Row, unknown: ctx.unknown ?? NONE }
+    } catch (err) {
+      if (!(err instanceof Failure)) throw err
+      const path = err.segments.reduce((acc, s) => (s.startsWith('[') ? acc + s : acc ? `${acc}.${s}` : s), '')
+      throw new RecordError(`table ${opts.table}: field '${path}' expected ${err.expected}, got ${describe(err.value)}`)
+    }
+  }
+}
+
+/** `<jsType> <value>` for messages: strings quoted, long values cut at 100 characters. */
+export function describe(value: unknown): string {
+  if (value === undefined) return 'undefined'
+  if (value === null) return 'null'
+  const type = Array.isArray(value) ? 'array' : value instanceof Uint8Array ? 'bytes' : typeof value
+  let shown: string
+  if (typeof value === 'string') shown = `'${value}'`
+  else if (typeof value === 'bigint') shown = `${value}`
+  else if (value instanceof Uint8Array) shown = `[${value.length} bytes]`
+  else if (typeof value === 'object') shown = losslessText(value) ?? safeJson(value)
+  else shown = String(value)
+  if (shown.length > 100) shown = `${shown.slice(0, 100)}…`
+  return `${type} ${shown}`
+}
+
+function safeJson(value: unknown): string {
+  try {
+    return JSON.stringify(value, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)) ?? String(value)
+  } catch {
+    return String(value)
+  }
+}
+
+/** A value that says something about its type (not null, not an empty or all-null array/object). */
+export function isInformative(v: unknown): boolean {
+  if (v === null || v === undefined) return false
+  if (Array.isArray(v)) return v.some(isInformative)
+  if (typeof v === 'object' && !(v instanceof Uint8Array) && !(v instanceof Date) && losslessText(v) === undefined)
+    return Object.values(v as object).some(isInformative)
+  return true
+}
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Uint8Array) && !(v instanceof Date) && !(v instanceof Map) && losslessText(v) === undefined
+
+function compileStruct(type: StructType, path: string): Convert {
+  const n = type.fields.length
+  const names = type.fields.map((f) => f.name)
+  const required = type.fields.map((f) => f.required)
+  const expected = type.fields.map((f) => typeName(f.type))
+  const converts = type.fields.map((f) => compileType(f.type, path ? `${path}.${f.name}` : f.name))
+  const known = new Set(names)
+  const typeText = typeName(type)
+  return (v, ctx) => {
+    if (!isPlainObject(v)) throw new Failure([], typeText, v)
+    const out: Row = {}
+    let i = 0
+    try {
+      for (; i < n; i++) {
+        const name = names[i]!
+        const value = v[name]
+        if (value === null || value === undefined) {
+          if (required[i]) throw new Failure([], `${expected[i]} (required)`, value)
+          out[name] = null
+        } else out[name] = converts[i]!(value, ctx)
+      }
+    } catch (err) {
+      if (err instanceof Failure) err.segments.unshift(names[i]!)
+      throw err
+    }
+    for (const key in v) {
+      if (!known.has(key) && isInformative(v[key])) (ctx.unknown ??= []).push({ path: path ? `${path}.${key}` : key, value: v[key] })
+    }
+    return out
+  }
+}
+
+function compileType(type: IcebergType, path: string): Convert {
+  if (isStruct(type)) return compileStruct(type, path)
+  if (isList(type)) {
+    const element = compileType(type.element, `${path}.element`)
+    const required = type['element-required']
+    const expected = typeName(type.element)
+    const text = typeName(type)
+    return (v, ctx) => {
+      if (!Array.isArray(v)) throw new Failure([], text, v)
+      const out = new Array(v.length)
+      let i = 0
+      try {
+        for (; i < v.length; i++) {
+          const e = v[i]
+          if (e === null || e === undefined) {
+            if (required) throw new Failure([], `${expected} (required)`, e)
+            out[i] = null
+          } else out[i] = element(e, ctx)
+        }
+      } catch (err) {
+        if (err instanceof Failure) err.segments.unshift(`[${i}]`)
+        throw err
+      }
+      return out
+    }
+  }
+  if (isMap(type)) {
+    const key = compileType(type.key, `${path}.key`)
+    const value = compileType(type.value, `${path}.value`)
+    const required = type['value-required']
+    const expected = typeName(type.value)
+    const text = typeName(type)
+    return (v, ctx) => {
+      const entries: Iterable<[unknown, unknown]> | undefined = v instanceof Map ? v : isPlainObject(v) ? Object.entries(v) : undefined
+      if (entries === undefined) throw new Failure([], text, v)
+      const out = new Map<unknown, unknown>()
+      for (const [k, e] of entries) {
+        try {
+          if (k === null || k === undefined) throw new Failure([], `${typeName(type.key)} (map key)`, k)
+          const ck = key(k, ctx)
+          if (e === null || e === undefined) {
+            if (required) throw new Failure([], `${expected} (required)`, e)
+            out.set(ck, null)
+          } else out.set(ck, value(e, ctx))
+        } catch (err) {
+          if (err instanceof Failure) err.segments.unshift(`[${JSON.stringify(String(k))}]`)
+          throw err
+        }
+      }
+      return out
+    }
+  }
+  return compilePrimitive(type)
+}
+
+const typeName = (t: IcebergType): string => (typeof t === 'string' ? t : t.type)
+
+const INT_MIN = -(2 ** 31)
+const INT_MAX = 2 ** 31 - 1
+const LONG_MIN = -(2n ** 63n)
+const LONG_MAX = 2n ** 63n - 1n
+
+function floorDiv(a: bigint, b: bigint): bigint {
+  const q = a / b
+  return a % b !== 0n && a < 0n !== b < 0n ? q - 1n : q
+}
+
+/** Epoch nanoseconds of a timestamp input: ISO text, epoch millis (number/bigint/lossless) or Date. */
+function epochNanos(v: unknown): bigint | undefined {
+  if (typeof v === 'string') {
+    const t = v.trim()
+    if (/^-?\d+$/.test(t)) return BigInt(t) * 1_000_000n
+    return isoToEpochNanos(t)
+  }
+  if (typeof v === 'number') {
+    if (!Number.isFinite(v)) return undefined
+    return Number.isInteger(v) ? BigInt(v) * 1_000_000n : BigInt(Math.round(v * 1_000_000))
+  }
+  if (typeof v === 'bigint') return v * 1_000_000n
+  if (v instanceof Date) return Number.isNaN(v.getTime()) ? undefined : BigInt(v.getTime()) * 1_000_000n
+  const text = losslessText(v)
+  return text !== undefined ? epochNanos(text) : undefined
+}
+
+function compilePrimitive(type: string): Convert {
+  const fail = (v: unknown): never => {
+    throw new Failure([], type, v)
+  }
+  switch (type) {
+    case 'boolean':
+      return (v) => {
+        if (typeof v === 'boolean') return v
+        if (v === 'true' || v === 'false') return v === 'true'
+        return fail(v)
+      }
+    case 'int':
+      return (v) => {
+        if (typeof v === 'number' && Number.isInteger(v) && v >= INT_MIN && v <= INT_MAX) return v
+        const b = toBigInt(v)
+        return b !== undefined && b >= INT_MIN && b <= INT_MAX ? Number(b) : fail(v)
+      }
+    case 'long':
+      return (v) => {
+        if (typeof v === 'number' && Number.isSafeInteger(v)) return BigInt(v)
+        const b = toBigInt(v)
+        return b !== undefined && b >= LONG_MIN && b <= LONG_MAX ? b : fail(v)
+      }
+    case 'float':
+    case 'double':
+      return (v) => {
+        if (typeof v === 'number') return v
+        return toFloat(v) ?? fail(v)
+      }
+    case 'string':
+      return (v) => {
+        if (typeof v === 'string') return v
+        if (typeof v === 'number' || typeof v === 'bigint' || typeof v === 'boolean') return String(v)
+        if (v instanceof Uint8Array) return fail(v)
+        return losslessText(v) ?? safeJson(v)
+      }
+    case 'date':
+      return (v) => {
+        if (typeof v === 'number' && Number.isInteger(v) && v >= INT_MIN && v <= INT_MAX) return v
+        if (typeof v === 'string') return isoToEpochDays(v) ?? fail(v)
+        if (v instanceof Date && !Number.isNaN(v.getTime())) return Math.floor(v.getTime() / 86_400_000)
+        return fail(v)
+      }
+    case 'time':
+      return (v) => {
+        if (typeof v === 'string') return isoToTimeMicros(v) ?? fail(v)
+        const ms = typeof v === 'number' && Number.isInteger(v) ? BigInt(v) : typeof v === 'bigint' ? v : undefined
+        return ms !== undefined && ms >= 0n && ms < 86_400_000n ? ms * 1000n : fail(v)
+      }
+    case 'timestamp':
+    case 'timestamptz':
+      return (v) => {
+        if (typeof v === 'number' && Number.isSafeInteger(v)) return BigInt(v) * 1000n
+        const ns = epochNanos(v)
+        return ns === undefined ? fail(v) : floorDiv(ns, 1000n)
+      }
+    case 'timestamp_ns':
+    case 'timestamptz_ns':
+      return (v) => epochNanos(v) ?? fail(v)
+    case 'uuid':
+      return (v) => {
+        if (v instanceof Uint8Array) return v.length === 16 ? v : fail(v)
+        return (typeof v === 'string' ? uuidBytes(v.trim()) : undefined) ?? fail(v)
+      }
+    case 'binary':
+      return (v) => {
+        if (v instanceof Uint8Array) return v
+        return (typeof v === 'string' ? base64Bytes(v) : undefined) ?? fail(v)
+      }
+  }
+  const dec = decimalParams(type)
+  if (dec) return (v) => toDecimal(v, dec.precision, dec.scale) ?? fail(v)
+  const len = fixedLength(type)
+  if (len !== undefined)
+    return (v) => {
+      const b = v instanceof Uint8Array ? v : typeof v === 'string' ? base64Bytes(v) : undefined
+      return b !== undefined && b.length === len ? b : fail(v)
+    }
+  throw new SchemaError(`cannot coerce to Iceberg type '${type}': not supported by Floe's writer`)
+}

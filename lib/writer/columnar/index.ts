@@ -1,0 +1,25 @@
+/** Columnar encoding: coercion to a schema, Arrow building, Parquet encoding, column metrics. */
+import type { StructType } from '../../schema/types.js'
+import { compileCoercer, type Coercer, type Row, type UnknownField } from './coerce.js'
+
+export { compileCoercer, describe, isInformative, type Coerced, type Coercer, type Row, type UnknownField } from './coerce.js'
+export { buildArrowTable, compileArrowBuilder, type ArrowBuild, type ArrowBuildOptions } from './arrow-build.js'
+export type { LeafStats } from './columns.js'
+export { columnMetrics, columnSizes, metricsModes, splitOffsets, type ColumnMetrics } from './metrics.js'
+export { compressionOf, encodeParquet, writeArrowTable, type EncodedParquet, type EncodeOptions } from './parquet.js'
+
+const cache = new WeakMap<StructType, Map<string, Coercer>>()
+
+/**
+ * Coerce one record with a coercer compiled once per (schema object, table) and cached.
+ * `unknownFields` is `unknown.length`, for callers that only count them.
+ */
+export function coerceRecord(schema: StructType, record: unknown, opts: { table?: string } = {}): { row: Row; unknown: UnknownField[]; unknownFields: number } {
+  const table = opts.table ?? '(unnamed)'
+  let bySchema = cache.get(schema)
+  if (!bySchema) cache.set(schema, (bySchema = new Map()))
+  let coercer = bySchema.get(table)
+  if (!coercer) bySchema.set(table, (coercer = compileCoercer(schema, { table })))
+  const { row, unknown } = coercer(record)
+  return { row, unknown, unknownFields: unknown.length }
+}
