@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto'
 import { appendFiles } from '../iceberg/append.js'
 import { currentSnapshot } from '../iceberg/metadata.js'
 import type { DataFile } from '../iceberg/types.js'
+import { parseTableId, type TableId } from '../catalog/types.js'
 import { CommitConflictError, CommitStateUnknownError, FloeError } from '../errors.js'
 import { logger, metrics, MetricUnit } from '../log.js'
 import { acquireLease, markCommitted, releaseLease, renewLease, type CommittedMark, type Lease } from '../control/lease.js'
@@ -30,10 +31,8 @@ import { selectBatches } from './select.js'
 import type { CommitDeps, CommitOptions, TableCommitResult } from './types.js'
 
 /** `namespace.name` → catalog identifier (the name is after the last dot). */
-export function tableIdentifier(table: string): { namespace: string; name: string } {
-  const i = table.lastIndexOf('.')
-  if (i <= 0 || i === table.length - 1) throw new FloeError(`table name ${JSON.stringify(table)} is not "namespace.name"`)
-  return { namespace: table.slice(0, i), name: table.slice(i + 1) }
+export function tableIdentifier(table: string): TableId {
+  return parseTableId(table)
 }
 
 /** Commit the pending batches of one table. Never throws: failures come back as status 'failed'. */
@@ -151,7 +150,7 @@ async function appendWithRetries(
     lease = await renewLease(deps.control, lease)
     await opts.hooks?.beforeSwap?.({ table, attempt })
     try {
-      await deps.catalog.commit(id, { base: metadataLocation, metadata: next })
+      await deps.catalog.commit(id, { base: metadataLocation, metadata: next, baseMetadata: metadata })
       return { lease, appended: todo, covered, snapshotId: currentSnapshot(next)!['snapshot-id'], coveringSnapshotId, commitId }
     } catch (err) {
       // Unknown state is handled like a conflict: the reload shows whether our snapshot landed

@@ -1,14 +1,11 @@
 /** What the commit protocol needs and reports. */
 import type { FloeConfig } from '../config.js'
 import type { ControlContext } from '../control/types.js'
-import type { TableMetadata } from '../iceberg/types.js'
+import type { Catalog } from '../catalog/types.js'
 import type { FileIO } from '../io/types.js'
 
-/** The part of lib/catalog's Catalog the committer uses (any Catalog satisfies it). */
-export interface CommitCatalog {
-  loadTable(id: { namespace: string; name: string }): Promise<{ metadata: TableMetadata; metadataLocation: string }>
-  commit(id: { namespace: string; name: string }, change: { base: string; metadata: TableMetadata }): Promise<{ metadataLocation: string }>
-}
+/** The part of lib/catalog's Catalog the committer uses. */
+export type CommitCatalog = Pick<Catalog, 'loadTable' | 'commit'>
 
 export interface CommitDeps {
   control: ControlContext

@@ -1,0 +1,74 @@
+/**
+ * Committer Lambda, run on a schedule (EventBridge Scheduler, every minute by default). Thin:
+ * config, clients, FileIO and catalog once per cold start; each invocation runs lib/commit's
+ * `runCommitter` over every table with pending batches. One table's failure is reported in the
+ * result (and as metric and log), never thrown: the other tables are committed regardless, and
+ * the next run resumes the failed one.
+ *
+ * `createCommitterHandler(deps)` builds the same handler against any dependencies (tests, the
+ * chaos harness); `createCommitterDeps(config, clients)` builds the real ones.
+ */
+import middy from '@middy/core'
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware'
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware'
+import { createCatalog } from '../lib/catalog/index.js'
+import { createClients, type AwsClients } from '../lib/clients.js'
+import { runCommitter, type CommitRunResult } from '../lib/commit/committer.js'
+import type { CommitDeps } from '../lib/commit/types.js'
+import { loadConfig, type FloeConfig } from '../lib/config.js'
+import { createControlContext } from '../lib/control/context.js'
+import { createFileIO } from '../lib/io/index.js'
+import { logger, metrics } from '../lib/log.js'
+
+export async function createCommitterDeps(config: FloeConfig, clients: AwsClients): Promise<CommitDeps> {
+  const io = createFileIO(clients)
+  return { config, io, catalog: await createCatalog(config, clients, io), control: createControlContext(config, clients.doc, io) }
+}
+
+export interface CommitterSummary {
+  tables: number
+  committed: number
+  failures: number
+  busy: number
+  batches: number
+  files: number
+  records: number
+  results: { table: string; status: string; snapshotId?: string; batches: number; alreadyCommitted: number; conflicts: number; error?: string }[]
+}
+
+export function summarizeRun(run: CommitRunResult): CommitterSummary {
+  const { results, ...counts } = run
+  return {
+    ...counts,
+    results: results.map((r) => ({
+      table: r.table,
+      status: r.status,
+      ...(r.snapshotId !== undefined ? { snapshotId: r.snapshotId.toString() } : {}),
+      batches: r.batches,
+      alreadyCommitted: r.alreadyCommitted,
+      conflicts: r.conflicts,
+      ...(r.error ? { error: `${r.error.name}: ${r.error.message}` } : {}),
+    })),
+  }
+}
+
+export function createCommitterHandler(deps: CommitDeps | (() => Promise<CommitDeps>)) {
+  let ready: Promise<CommitDeps> | undefined
+  const resolve = () => (ready ??= typeof deps === 'function' ? deps() : Promise.resolve(deps))
+  return middy(async (): Promise<CommitterSummary> => {
+    const d = await resolve()
+    logger.appendKeys({ pipeline: d.config.pipeline })
+    return summarizeRun(await runCommitter(d))
+  })
+    .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use(logMetrics(metrics))
+}
+
+const build = (config: FloeConfig): Promise<CommitDeps> =>
+  createCommitterDeps(config, createClients({ region: config.region, maxAttempts: config.awsMaxAttempts }))
+// In Lambda, a bad FLOE_* setting fails the init phase with a ConfigError naming the key.
+const lambdaConfig = process.env.AWS_LAMBDA_FUNCTION_NAME ? loadConfig(process.env) : undefined
+const initial = lambdaConfig ? build(lambdaConfig) : undefined
+initial?.catch(() => undefined)
+
+export const handler = createCommitterHandler(() => initial ?? build(loadConfig(process.env)))
