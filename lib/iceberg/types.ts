@@ -98,6 +98,7 @@ export interface DataFile {
   referencedDataFile?: string
   contentOffset?: number
   contentSizeInBytes?: number
+  keyMetadata?: Uint8Array
 }
 
 /** A manifest-list entry. */
@@ -118,6 +119,8 @@ export interface ManifestFile {
   partitions?: { containsNull: boolean; containsNan?: boolean | null; lowerBound?: Uint8Array | null; upperBound?: Uint8Array | null }[]
   keyMetadata?: Uint8Array | null
   firstRowId?: bigint | null
+  /** Set when the writer left the (v1-optional) file or row counts out; they then read as 0. */
+  countsMissing?: boolean
 }
 
 /** A manifest entry: status 0 EXISTING, 1 ADDED, 2 DELETED. */
