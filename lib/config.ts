@@ -120,7 +120,7 @@ export const SETTINGS = {
   /** Glue Data Catalog id (AWS account) when FLOE_CATALOG=glue; default: the caller's account. */
   FLOE_GLUE_CATALOG_ID: z.string().regex(/^\d{12}$/).optional(),
   /** Routing of records to tables (JSON, see README "Routing"). */
-  FLOE_ROUTES: jsonOf(RoutesSchema).default(JSON.stringify({ routes: [{ table: '{topic}' }] }) as never),
+  FLOE_ROUTES: jsonOf(RoutesSchema).prefault(JSON.stringify({ routes: [{ table: '{topic}' }] })),
   /** Dead-letter store (s3://bucket/prefix or file:///path); default `<warehouse>/_floe/dead-letters`. */
   FLOE_DLQ: location.optional(),
   /** Value format for topics without a rule in FLOE_ROUTES.formats. */
