@@ -1,0 +1,85 @@
+/**
+ * The catalog interface the committer and the writer (for schema changes) commit through. A
+ * catalog maps a table identifier to the location of its current metadata file and swaps that
+ * location atomically (compare-and-swap on what the caller read).
+ */
+import { IcebergError } from '../errors.js'
+import type { Schema } from '../schema/types.js'
+import type { PartitionSpec, SortOrder, TableMetadata } from '../iceberg/types.js'
+
+/** `namespace` is one string (Iceberg Java joins multi-level namespaces with dots); `name` has no dot. */
+export interface TableId {
+  namespace: string
+  name: string
+}
+
+export interface LoadedTable {
+  metadata: TableMetadata
+  metadataLocation: string
+}
+
+export interface CreateTableOptions {
+  /** Field ids are taken as given (assign them with lib/schema). */
+  schema: Schema
+  spec?: PartitionSpec
+  sortOrder?: SortOrder
+  properties?: Record<string, string>
+  /** Default: the namespace's location (`p.default_location` / Glue LocationUri) + `/<table>`, else `<warehouse>/<namespace>.db/<table>`. */
+  location?: string
+}
+
+export interface CommitRequest {
+  /** The metadata location the caller read (from loadTable); the swap happens only if it is still current. */
+  base: string
+  /** The new metadata, derived from the base (e.g. by appendFiles). */
+  metadata: TableMetadata
+  /**
+   * The base metadata, if the caller has it: its `last-updated-ms` goes into the metadata log.
+   * Without it the catalog reads the base file once.
+   */
+  baseMetadata?: TableMetadata
+}
+
+export interface Catalog {
+  /** Throws AlreadyExistsError if it exists. */
+  createNamespace(namespace: string, properties?: Record<string, string>): Promise<void>
+  listNamespaces(): Promise<string[]>
+  /** Iceberg tables of a namespace. */
+  listTables(namespace: string): Promise<TableId[]>
+  /** Throws NoSuchTableError when the table is absent or not an Iceberg table. */
+  loadTable(id: TableId): Promise<LoadedTable>
+  /** Format v2, no snapshots. Throws AlreadyExistsError, or NoSuchTableError when the namespace is missing. */
+  createTable(id: TableId, opts: CreateTableOptions): Promise<LoadedTable>
+  /**
+   * Writes `metadata` as a new `<metadata dir>/NNNNN-<uuid>.metadata.json` and swaps the table's
+   * pointer from `base` to it. CommitConflictError (retryable: reload, re-apply, retry) when the
+   * table moved on since `base`; CommitStateUnknownError when the outcome cannot be known (the
+   * caller must reload and check before retrying).
+   */
+  commit(id: TableId, req: CommitRequest): Promise<{ metadataLocation: string; metadata: TableMetadata }>
+}
+
+export const tableName = (id: TableId): string => `${id.namespace}.${id.name}`
+
+/** Parse `ns.table` (the last dot separates the name, as Iceberg Java's TableIdentifier.parse does). */
+export function parseTableId(text: string, defaultNamespace?: string): TableId {
+  const dot = text.lastIndexOf('.')
+  if (dot < 0) {
+    if (defaultNamespace === undefined) throw new IcebergError(`table '${text}' has no namespace (expected namespace.table)`)
+    return { namespace: defaultNamespace, name: text }
+  }
+  return validateTableId({ namespace: text.slice(0, dot), name: text.slice(dot + 1) })
+}
+
+/** Iceberg Java's rules (DynamoDbCatalog.validateTableIdentifier): non-empty namespace levels, no dot in the name. */
+export function validateTableId(id: TableId): TableId {
+  validateNamespace(id.namespace)
+  if (!id.name || id.name.includes('.')) throw new IcebergError(`table name '${id.name}' in namespace '${id.namespace}' must be non-empty and contain no dot`)
+  return id
+}
+
+export function validateNamespace(namespace: string): void {
+  if (!namespace || namespace.split('.').some((level) => level === '')) {
+    throw new IcebergError(`namespace '${namespace}' must be non-empty with no empty levels`)
+  }
+}
