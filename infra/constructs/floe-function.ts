@@ -1,0 +1,142 @@
+/**
+ * A NodejsFunction with Floe's defaults baked in (Powertools example-app style): ARM64,
+ * nodejs22.x, a log group with retention, source maps, ESM bundled by the local esbuild (no
+ * Docker) with parquet-wasm's `.wasm` copied beside the bundle, and an execution role that
+ * starts empty. Access is added only through `bindX()` helpers, each of which grants what the
+ * function needs AND sets the FLOE_* variable that tells it where to find it, so the two cannot
+ * drift apart.
+ */
+import { createRequire } from 'node:module'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { Duration, RemovalPolicy } from 'aws-cdk-lib'
+import * as iam from 'aws-cdk-lib/aws-iam'
+import * as lambda from 'aws-cdk-lib/aws-lambda'
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs'
+import * as logs from 'aws-cdk-lib/aws-logs'
+import type { Construct } from 'constructs'
+import type { SettingName } from '../../lib/config.js'
+import type { Catalog, ControlTable } from './tables.js'
+import type { TableFileAccess, Warehouse } from './warehouse.js'
+
+/** The repository root (package.json, package-lock.json, functions/). */
+export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
+
+/**
+ * parquet-wasm's Node build loads `${__dirname}/parquet_wasm_bg.wasm` with readFileSync, so the
+ * file must sit beside the bundle and `__dirname` must be the bundle's directory.
+ */
+export const PARQUET_WASM = createRequire(import.meta.url).resolve('parquet-wasm/node/parquet_wasm_bg.wasm')
+
+/**
+ * ESM output has no `require`, `__filename` or `__dirname`; CommonJS dependencies bundled into it
+ * (parquet-wasm's Node build, the AWS SDK's lazy requires) expect them.
+ */
+export const ESM_BANNER = [
+  "import { createRequire as __floeCreateRequire } from 'node:module';",
+  "import { fileURLToPath as __floeFileURLToPath } from 'node:url';",
+  "import { dirname as __floeDirname } from 'node:path';",
+  'const require = __floeCreateRequire(import.meta.url);',
+  'const __filename = __floeFileURLToPath(import.meta.url);',
+  'const __dirname = __floeDirname(__filename);',
+].join(' ')
+
+export interface FloeFunctionProps {
+  /** Handler source, relative to the project root (e.g. `functions/writer.ts`); exports `handler`. */
+  entry: string
+  description: string
+  memorySize: number
+  timeout: Duration
+  logRetention: logs.RetentionDays
+  /** POWERTOOLS_SERVICE_NAME: the `service` dimension of Floe's custom metrics. */
+  serviceName: string
+  /** FLOE_* settings shared by every function of the stack. */
+  settings?: Record<string, string>
+}
+
+export class FloeFunction extends NodejsFunction {
+  constructor(scope: Construct, id: string, props: FloeFunctionProps) {
+    const logGroup = new logs.LogGroup(scope, `${id}Logs`, {
+      retention: props.logRetention,
+      removalPolicy: RemovalPolicy.RETAIN,
+    })
+    // A role of our own instead of the default one, which attaches the AWSLambdaBasicExecutionRole
+    // managed policy (logs:* on every log group): this one may write to its own log group only.
+    const role = new iam.Role(scope, `${id}Role`, {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+      description: `Execution role of ${id}: every permission comes from a bindX() helper`,
+    })
+    super(scope, id, {
+      entry: path.join(PROJECT_ROOT, props.entry),
+      handler: 'handler',
+      description: props.description,
+      runtime: lambda.Runtime.NODEJS_22_X,
+      architecture: lambda.Architecture.ARM_64,
+      memorySize: props.memorySize,
+      timeout: props.timeout,
+      role,
+      logGroup,
+      loggingFormat: lambda.LoggingFormat.JSON,
+      projectRoot: PROJECT_ROOT,
+      depsLockFilePath: path.join(PROJECT_ROOT, 'package-lock.json'),
+      environment: {
+        NODE_OPTIONS: '--enable-source-maps',
+        POWERTOOLS_SERVICE_NAME: props.serviceName,
+        POWERTOOLS_METRICS_NAMESPACE: 'Floe',
+        ...props.settings,
+      },
+      bundling: {
+        forceDockerBundling: false,
+        format: OutputFormat.ESM,
+        target: 'node22',
+        mainFields: ['module', 'main'],
+        banner: ESM_BANNER,
+        minify: true,
+        sourceMap: true,
+        sourcesContent: false,
+        // Everything is bundled, the AWS SDK included: the versions the tests ran against, not
+        // whatever the runtime ships, and a bundle that loads in plain Node (the smoke test).
+        externalModules: [],
+        commandHooks: {
+          beforeBundling: () => [],
+          beforeInstall: () => [],
+          afterBundling: (_inputDir: string, outputDir: string) => [
+            `node -e "require('fs').copyFileSync(process.argv[1], process.argv[2])" "${PARQUET_WASM}" "${path.join(outputDir, 'parquet_wasm_bg.wasm')}"`,
+          ],
+        },
+      },
+    })
+    logGroup.grantWrite(role)
+  }
+
+  /** Set one FLOE_* setting (type-checked against lib/config.ts SETTINGS). */
+  setting(name: SettingName, value: string): this {
+    this.addEnvironment(name, value)
+    return this
+  }
+
+  /** Table data and metadata under the warehouse prefix; FLOE_WAREHOUSE. */
+  bindWarehouse(warehouse: Warehouse, access: TableFileAccess): this {
+    warehouse.grantTableFiles(this, access)
+    return this.setting('FLOE_WAREHOUSE', warehouse.warehouseUrl)
+  }
+
+  /** Write-only dead-letter prefix; FLOE_DLQ. */
+  bindDeadLetters(warehouse: Warehouse): this {
+    warehouse.grantDeadLetterWrite(this)
+    return this.setting('FLOE_DLQ', warehouse.deadLetterUrl)
+  }
+
+  /** Control-table items (checkpoints, batches, leases) and its index; FLOE_CONTROL_TABLE. */
+  bindControlTable(control: ControlTable, access: 'writer' | 'committer'): this {
+    control.grant(this, access)
+    return this.setting('FLOE_CONTROL_TABLE', control.table.tableName)
+  }
+
+  /** The Iceberg catalog (DynamoDB table or Glue database); FLOE_CATALOG, FLOE_CATALOG_TABLE. */
+  bindCatalog(catalog: Catalog): this {
+    catalog.grant(this)
+    for (const [name, value] of Object.entries(catalog.settings)) if (value !== undefined) this.setting(name as SettingName, value)
+    return this
+  }
+}

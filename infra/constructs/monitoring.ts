@@ -1,0 +1,103 @@
+/**
+ * Alarms and a dashboard for one pipeline. Custom metrics are Powertools EMF metrics in the
+ * `Floe` namespace with the default `service` dimension (POWERTOOLS_SERVICE_NAME = pipeline):
+ * `PendingBatches` (committer, uncommitted batches), `CommitFailures` (committer), `DeadLetters`
+ * (writer). Consumer lag is Lambda's own `OffsetLag` metric of the Kafka mappings.
+ */
+import { Duration } from 'aws-cdk-lib'
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch'
+import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions'
+import type * as lambda from 'aws-cdk-lib/aws-lambda'
+import * as sns from 'aws-cdk-lib/aws-sns'
+import { Construct } from 'constructs'
+
+export const METRICS_NAMESPACE = 'Floe'
+
+export interface MonitoringProps {
+  pipeline: string
+  writer: lambda.IFunction
+  committer: lambda.IFunction
+  offsetLagThreshold: number
+  /** FLOE_MAX_PENDING_BATCHES: writers push back at this backlog; the alarm fires at 80 % of it. */
+  maxPendingBatches: number
+  alarmTopicArn?: string
+}
+
+export class Monitoring extends Construct {
+  readonly alarms: cloudwatch.Alarm[] = []
+  readonly dashboard: cloudwatch.Dashboard
+
+  constructor(scope: Construct, id: string, props: MonitoringProps) {
+    super(scope, id)
+    const period = Duration.minutes(5)
+    const floe = (metricName: string, statistic: string) =>
+      new cloudwatch.Metric({ namespace: METRICS_NAMESPACE, metricName, dimensionsMap: { service: props.pipeline }, statistic, period })
+    const offsetLag = new cloudwatch.Metric({
+      namespace: 'AWS/Lambda',
+      metricName: 'OffsetLag',
+      dimensionsMap: { FunctionName: props.writer.functionName },
+      statistic: 'Maximum',
+      period,
+    })
+    const metrics = {
+      writerErrors: props.writer.metricErrors({ period, statistic: 'Sum' }),
+      committerErrors: props.committer.metricErrors({ period, statistic: 'Sum' }),
+      offsetLag,
+      pendingBatches: floe('PendingBatches', 'Maximum'),
+      commitFailures: floe('CommitFailures', 'Sum'),
+      deadLetters: floe('DeadLetters', 'Sum'),
+    }
+    const topic = props.alarmTopicArn ? sns.Topic.fromTopicArn(this, 'AlarmTopic', props.alarmTopicArn) : undefined
+    const alarm = (alarmId: string, metric: cloudwatch.IMetric, threshold: number, evaluationPeriods: number, description: string) => {
+      const a = new cloudwatch.Alarm(this, alarmId, {
+        metric,
+        threshold,
+        evaluationPeriods,
+        datapointsToAlarm: evaluationPeriods,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+        alarmDescription: `Floe pipeline ${props.pipeline}: ${description}`,
+      })
+      if (topic) {
+        a.addAlarmAction(new actions.SnsAction(topic))
+        a.addOkAction(new actions.SnsAction(topic))
+      }
+      this.alarms.push(a)
+      return a
+    }
+    // Retryable errors (back pressure, throttling) are normal in bursts; 15 minutes of them is not.
+    alarm('WriterErrors', metrics.writerErrors, 1, 3, 'the writer has failed batches for 15 minutes (see its logs; records wait in Kafka)')
+    alarm('ConsumerLag', metrics.offsetLag, props.offsetLagThreshold, 3, `consumer lag above ${props.offsetLagThreshold} records for 15 minutes`)
+    alarm('PendingBacklog', metrics.pendingBatches, Math.max(1, Math.floor(props.maxPendingBatches * 0.8)), 2, 'uncommitted batches near the back-pressure limit: is the committer running?')
+    alarm('CommitFailures', metrics.commitFailures, 1, 3, 'commits have failed for 15 minutes (pending batches are kept and retried)')
+    alarm('CommitterErrors', metrics.committerErrors, 1, 3, 'the committer function has crashed for 15 minutes')
+    // One dead letter is worth a look: it is a record that is not in any table.
+    alarm('DeadLetters', metrics.deadLetters, 1, 1, 'records were dead-lettered (not in any table until replayed)')
+
+    this.dashboard = new cloudwatch.Dashboard(this, 'Dashboard', {
+      dashboardName: `floe-${props.pipeline}`.replace(/[^A-Za-z0-9_-]/g, '-'),
+      widgets: [
+        [new cloudwatch.AlarmStatusWidget({ title: 'Alarms', alarms: this.alarms, width: 24, height: 3 })],
+        [
+          new cloudwatch.GraphWidget({ title: 'Consumer lag (records)', left: [metrics.offsetLag], width: 12 }),
+          new cloudwatch.GraphWidget({ title: 'Pending batches', left: [metrics.pendingBatches], width: 12 }),
+        ],
+        [
+          new cloudwatch.GraphWidget({
+            title: 'Writer',
+            left: [props.writer.metricInvocations({ period }), metrics.writerErrors],
+            right: [props.writer.metricDuration({ period, statistic: 'p99' })],
+            width: 12,
+          }),
+          new cloudwatch.GraphWidget({
+            title: 'Committer',
+            left: [props.committer.metricInvocations({ period }), metrics.committerErrors, metrics.commitFailures],
+            right: [props.committer.metricDuration({ period, statistic: 'p99' })],
+            width: 12,
+          }),
+        ],
+        [new cloudwatch.GraphWidget({ title: 'Dead letters', left: [metrics.deadLetters], width: 24 })],
+      ],
+    })
+  }
+}

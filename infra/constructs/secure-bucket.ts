@@ -1,0 +1,51 @@
+/**
+ * S3 buckets with the settings every Floe bucket shares: SSE-S3, TLS-only bucket policy, public
+ * access blocked, object ownership enforced (no ACLs), versioning off, retained on stack delete.
+ */
+import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib'
+import * as s3 from 'aws-cdk-lib/aws-s3'
+import type { Construct } from 'constructs'
+
+export interface SecureBucketProps {
+  /** Where server access logs go; omit only for the access-log bucket itself. */
+  accessLogs?: { bucket: s3.IBucket; prefix: string }
+  lifecycleRules?: s3.LifecycleRule[]
+}
+
+export function secureBucket(scope: Construct, id: string, props: SecureBucketProps): s3.Bucket {
+  const bucket = new s3.Bucket(scope, id, {
+    encryption: s3.BucketEncryption.S3_MANAGED,
+    enforceSSL: true,
+    minimumTLSVersion: 1.2,
+    blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+    objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
+    // Iceberg files are immutable and deleted on purpose (expire snapshots, orphan cleanup):
+    // versioning would keep every deleted data file and bill for it forever.
+    versioned: false,
+    removalPolicy: RemovalPolicy.RETAIN,
+    serverAccessLogsBucket: props.accessLogs?.bucket,
+    serverAccessLogsPrefix: props.accessLogs?.prefix,
+    lifecycleRules: [{ id: 'abort-incomplete-uploads', abortIncompleteMultipartUploadAfter: Duration.days(1) }, ...(props.lifecycleRules ?? [])],
+  })
+  return bucket
+}
+
+/** The bucket that receives the other buckets' server access logs. */
+export function accessLogBucket(scope: Construct, id: string, retentionDays: number): s3.Bucket {
+  const bucket = new s3.Bucket(scope, id, {
+    encryption: s3.BucketEncryption.S3_MANAGED,
+    enforceSSL: true,
+    minimumTLSVersion: 1.2,
+    blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+    // The S3 logging service delivers through a bucket policy; it needs ownership enforced too.
+    objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
+    versioned: false,
+    removalPolicy: RemovalPolicy.RETAIN,
+    lifecycleRules: [{ id: 'expire-access-logs', expiration: Duration.days(retentionDays) }],
+  })
+  Validations.of(bucket).acknowledge({
+    id: 'AwsSolutions-S1',
+    reason: 'This is the access-log bucket; logging its own access would log the log deliveries, recursively.',
+  })
+  return bucket
+}

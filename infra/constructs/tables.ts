@@ -1,0 +1,119 @@
+/**
+ * The DynamoDB control table (checkpoints, pending batches, leases) and the Iceberg catalog: a
+ * DynamoDB table in Iceberg Java's DynamoDbCatalog layout, or a Glue database. Key schemas come
+ * from lib/control/table-def.ts and lib/catalog/table-def.ts, shared with `floe init`, so the
+ * local and the AWS tables cannot differ.
+ */
+import { RemovalPolicy, Stack } from 'aws-cdk-lib'
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb'
+import * as glue from 'aws-cdk-lib/aws-glue'
+import * as iam from 'aws-cdk-lib/aws-iam'
+import { Construct } from 'constructs'
+import { CATALOG_TABLE } from '../../lib/catalog/table-def.js'
+import { CONTROL_TABLE } from '../../lib/control/table-def.js'
+
+type KeyDef = { readonly name: string; readonly type: 'S' | 'N' | 'B' }
+const attr = (k: KeyDef): dynamodb.Attribute => ({ name: k.name, type: k.type as dynamodb.AttributeType })
+
+/** On-demand, PITR, encrypted, retained: the tables hold the only record of uncommitted offsets. */
+function table(scope: Construct, id: string, def: { partitionKey: KeyDef; sortKey: KeyDef; ttlAttribute?: string; indexes: readonly { name: string; partitionKey: KeyDef; sortKey: KeyDef }[] }, tableName?: string): dynamodb.Table {
+  const t = new dynamodb.Table(scope, id, {
+    tableName,
+    partitionKey: attr(def.partitionKey),
+    sortKey: attr(def.sortKey),
+    billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
+    pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+    encryption: dynamodb.TableEncryption.AWS_MANAGED,
+    timeToLiveAttribute: def.ttlAttribute,
+    removalPolicy: RemovalPolicy.RETAIN,
+  })
+  for (const index of def.indexes) {
+    t.addGlobalSecondaryIndex({ indexName: index.name, partitionKey: attr(index.partitionKey), sortKey: attr(index.sortKey) })
+  }
+  return t
+}
+
+/** Item actions each function uses (TransactWriteItems is authorized per contained action). */
+const CONTROL_ACTIONS = {
+  writer: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem'],
+  committer: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem', 'dynamodb:DeleteItem'],
+} as const
+
+export class ControlTable extends Construct {
+  readonly table: dynamodb.Table
+
+  constructor(scope: Construct, id: string) {
+    super(scope, id)
+    this.table = table(this, 'Table', CONTROL_TABLE)
+  }
+
+  grant(grantee: iam.IGrantable, access: keyof typeof CONTROL_ACTIONS): void {
+    grantee.grantPrincipal.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        sid: 'ControlTable',
+        actions: [...CONTROL_ACTIONS[access]],
+        resources: [this.table.tableArn, `${this.table.tableArn}/index/${CONTROL_TABLE.indexes[0].name}`],
+      }),
+    )
+  }
+}
+
+export type CatalogProps = { kind: 'dynamodb'; tableName?: string } | { kind: 'glue'; database: string }
+
+/** Environment the functions need to reach the catalog. */
+export type CatalogSettings = { FLOE_CATALOG: 'dynamodb' | 'glue'; FLOE_CATALOG_TABLE?: string }
+
+export class Catalog extends Construct {
+  readonly kind: 'dynamodb' | 'glue'
+  readonly table?: dynamodb.Table
+  readonly database?: glue.CfnDatabase
+  readonly databaseName?: string
+
+  constructor(scope: Construct, id: string, props: CatalogProps) {
+    super(scope, id)
+    this.kind = props.kind
+    if (props.kind === 'dynamodb') {
+      this.table = table(this, 'Table', CATALOG_TABLE, props.tableName)
+    } else {
+      this.databaseName = props.database
+      this.database = new glue.CfnDatabase(this, 'Database', {
+        catalogId: Stack.of(this).account,
+        databaseInput: { name: props.database, description: 'Iceberg tables written by Floe' },
+      })
+    }
+  }
+
+  get settings(): CatalogSettings {
+    return this.table ? { FLOE_CATALOG: 'dynamodb', FLOE_CATALOG_TABLE: this.table.tableName } : { FLOE_CATALOG: 'glue' }
+  }
+
+  /**
+   * Both functions load tables and commit (the writer creates tables and evolves schemas; the
+   * committer appends snapshots). Nobody drops tables or namespaces through Floe.
+   */
+  grant(grantee: iam.IGrantable): void {
+    if (this.table) {
+      grantee.grantPrincipal.addToPrincipalPolicy(
+        new iam.PolicyStatement({
+          sid: 'CatalogTable',
+          actions: ['dynamodb:DescribeTable', 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+          resources: [this.table.tableArn, `${this.table.tableArn}/index/${CATALOG_TABLE.indexes[0].name}`],
+        }),
+      )
+      return
+    }
+    const stack = Stack.of(this)
+    const arn = (resource: string) => stack.formatArn({ service: 'glue', resource, resourceName: undefined })
+    grantee.grantPrincipal.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        sid: 'GlueCatalog',
+        actions: ['glue:GetDatabase', 'glue:GetTable', 'glue:GetTables', 'glue:CreateTable', 'glue:UpdateTable'],
+        resources: [
+          arn('catalog'),
+          stack.formatArn({ service: 'glue', resource: 'database', resourceName: this.databaseName }),
+          stack.formatArn({ service: 'glue', resource: 'table', resourceName: `${this.databaseName}/*` }),
+        ],
+      }),
+    )
+  }
+}

@@ -1,0 +1,90 @@
+/**
+ * The warehouse: one bucket (new, or an existing one by name) with two prefixes that never
+ * overlap — `<warehousePrefix>/` for Iceberg tables (data, metadata, Floe's spill files under
+ * `_floe/`) and `<deadLetterPrefix>/` for dead letters, which expire. Grants are per prefix and
+ * per action, never the whole bucket.
+ */
+import { Duration } from 'aws-cdk-lib'
+import * as iam from 'aws-cdk-lib/aws-iam'
+import * as s3 from 'aws-cdk-lib/aws-s3'
+import { Construct } from 'constructs'
+import { acknowledgeWildcardResources, policyScope } from '../nag.js'
+import { secureBucket } from './secure-bucket.js'
+
+export interface WarehouseProps {
+  /** An existing bucket; default: a new one. */
+  bucketName?: string
+  /** Where the new bucket's server access logs go. */
+  accessLogs: s3.IBucket
+  warehousePrefix: string
+  deadLetterPrefix: string
+  deadLetterRetentionDays: number
+}
+
+/** What each function does with table files. */
+export type TableFileAccess = 'writer' | 'committer'
+
+export class Warehouse extends Construct {
+  readonly bucket: s3.IBucket
+  readonly warehousePrefix: string
+  readonly deadLetterPrefix: string
+
+  constructor(scope: Construct, id: string, props: WarehouseProps) {
+    super(scope, id)
+    this.warehousePrefix = props.warehousePrefix
+    this.deadLetterPrefix = props.deadLetterPrefix
+    if (props.bucketName !== undefined) {
+      // Lifecycle and logging of an existing bucket stay its owner's business (docs/deploy.md).
+      this.bucket = s3.Bucket.fromBucketName(this, 'Bucket', props.bucketName)
+    } else {
+      this.bucket = secureBucket(this, 'Bucket', {
+        accessLogs: { bucket: props.accessLogs, prefix: 'warehouse/' },
+        lifecycleRules: [
+          { id: 'expire-dead-letters', prefix: `${props.deadLetterPrefix}/`, expiration: Duration.days(props.deadLetterRetentionDays) },
+        ],
+      })
+    }
+  }
+
+  /** `s3://bucket/prefix` for FLOE_WAREHOUSE. */
+  get warehouseUrl(): string {
+    return `s3://${this.bucket.bucketName}/${this.warehousePrefix}`
+  }
+
+  /** `s3://bucket/prefix` for FLOE_DLQ. */
+  get deadLetterUrl(): string {
+    return `s3://${this.bucket.bucketName}/${this.deadLetterPrefix}`
+  }
+
+  /**
+   * Table files: both functions read and write data and metadata files and list table
+   * locations. The writer also deletes (a stale writer removes its own files; orphan cleanup);
+   * the committer deletes only the manifests of a commit that lost the catalog race.
+   */
+  grantTableFiles(grantee: iam.IGrantable, _access: TableFileAccess): void {
+    const objects = this.bucket.arnForObjects(`${this.warehousePrefix}/*`)
+    addStatement(grantee, {
+      sid: 'WarehouseObjects',
+      actions: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject', 's3:AbortMultipartUpload'],
+      resources: [objects],
+    })
+    addStatement(grantee, {
+      sid: 'WarehouseList',
+      actions: ['s3:ListBucket'],
+      resources: [this.bucket.bucketArn],
+      conditions: { StringLike: { 's3:prefix': [`${this.warehousePrefix}/*`, this.warehousePrefix] } },
+    })
+    acknowledgeWildcardResources(policyScope(grantee), [objects], 'Object keys under the warehouse prefix are table locations created at run time (one per table, partition and commit); the prefix is the narrowest fixed scope.')
+  }
+
+  /** Dead letters: write only (deterministic keys, so a retry overwrites). */
+  grantDeadLetterWrite(grantee: iam.IGrantable): void {
+    const objects = this.bucket.arnForObjects(`${this.deadLetterPrefix}/*`)
+    addStatement(grantee, { sid: 'DeadLetterWrite', actions: ['s3:PutObject', 's3:AbortMultipartUpload'], resources: [objects] })
+    acknowledgeWildcardResources(policyScope(grantee), [objects], 'Dead-letter keys are derived from topic, partition and offset at run time; write-only under the dead-letter prefix.')
+  }
+}
+
+function addStatement(grantee: iam.IGrantable, props: iam.PolicyStatementProps): void {
+  grantee.grantPrincipal.addToPrincipalPolicy(new iam.PolicyStatement(props))
+}

@@ -1,0 +1,168 @@
+/**
+ * One Floe pipeline: warehouse bucket, control table, catalog, the writer on Kafka event source
+ * mappings, the committer on an EventBridge Scheduler schedule, alarms and a dashboard.
+ * Configured from CDK context (cdk.json / `-c`) or props; see docs/deploy.md for the keys.
+ */
+import { CfnOutput, Duration, Stack, Validations, type StackProps } from 'aws-cdk-lib'
+import * as iam from 'aws-cdk-lib/aws-iam'
+import * as logs from 'aws-cdk-lib/aws-logs'
+import * as scheduler from 'aws-cdk-lib/aws-scheduler'
+import * as targets from 'aws-cdk-lib/aws-scheduler-targets'
+import type { Construct } from 'constructs'
+import { SETTINGS } from '../lib/config.js'
+import { parseStackConfig, readContext, type FloeContextInput, type FloeStackConfig } from './config.js'
+import { FloeFunction } from './constructs/floe-function.js'
+import { KafkaSource, S3FailedBatches } from './constructs/kafka-source.js'
+import { Monitoring } from './constructs/monitoring.js'
+import { accessLogBucket, secureBucket } from './constructs/secure-bucket.js'
+import { Catalog, ControlTable } from './constructs/tables.js'
+import { Warehouse } from './constructs/warehouse.js'
+import { acknowledgeWildcardResources } from './nag.js'
+
+export interface FloeStackProps extends StackProps {
+  /** Overrides of the context keys (tests, or a CDK app that embeds Floe). */
+  config?: Partial<FloeContextInput>
+  /** Handler sources relative to the project root; default functions/writer.ts and functions/committer.ts. */
+  entries?: { writer?: string; committer?: string }
+}
+
+/**
+ * Writer timeout. The mapping's 6 MB batch encodes in seconds; 5 minutes leaves room for S3 and
+ * DynamoDB retries. A timed-out writer is a zombie the fencing transaction makes harmless.
+ */
+const WRITER_TIMEOUT = Duration.minutes(5)
+/** Committer timeout: under the 5-minute lease (FLOE_LEASE_TTL_SECONDS) so a run ends before its lease can be taken over. */
+const COMMITTER_TIMEOUT = Duration.minutes(4)
+
+export class FloeStack extends Stack {
+  readonly config: FloeStackConfig
+  readonly writer: FloeFunction
+  readonly committer: FloeFunction
+  readonly warehouse: Warehouse
+  readonly control: ControlTable
+  readonly catalog: Catalog
+  readonly kafka: KafkaSource
+  readonly monitoring: Monitoring
+
+  constructor(scope: Construct, id: string, props: FloeStackProps = {}) {
+    super(scope, id, props)
+    // Server access logs are delivered through a bucket policy, not the legacy log-delivery ACL
+    // (which needs ACLs on, i.e. ObjectWriter ownership). Set here so embedding apps get it too.
+    this.node.setContext('@aws-cdk/aws-s3:serverAccessLogsUseBucketPolicy', true)
+    const c = (this.config = parseStackConfig(readContext(this.node, props.config)))
+
+    const accessLogs = accessLogBucket(this, 'AccessLogs', 90)
+    this.warehouse = new Warehouse(this, 'Warehouse', {
+      bucketName: c.warehouseBucketName,
+      accessLogs,
+      warehousePrefix: c.warehousePrefix,
+      deadLetterPrefix: c.deadLetterPrefix,
+      deadLetterRetentionDays: c.deadLetterRetentionDays,
+    })
+    const failedBatches = secureBucket(this, 'FailedBatches', {
+      accessLogs: { bucket: accessLogs, prefix: 'failed-batches/' },
+      lifecycleRules: [{ id: 'expire-failed-batches', expiration: Duration.days(c.deadLetterRetentionDays) }],
+    })
+    this.control = new ControlTable(this, 'Control')
+    this.catalog = new Catalog(this, 'Catalog', c.catalog === 'glue' ? { kind: 'glue', database: c.glueDatabase! } : { kind: 'dynamodb', tableName: c.catalogTableName })
+
+    const shared = {
+      FLOE_PIPELINE: c.pipeline,
+      FLOE_ROUTES: c.routesJson,
+      FLOE_VALUE_FORMAT: c.valueFormat,
+      ...c.extraSettings,
+    }
+    const logRetention = c.logRetentionDays as logs.RetentionDays
+    this.writer = new FloeFunction(this, 'Writer', {
+      entry: props.entries?.writer ?? 'functions/writer.ts',
+      description: `Floe ${c.pipeline}: Kafka batches to Parquet files, registered in the control table`,
+      memorySize: c.writerMemoryMb,
+      timeout: WRITER_TIMEOUT,
+      logRetention,
+      serviceName: c.pipeline,
+      // A quarter of the function's memory for record buffers (lib/config.ts FLOE_MEMORY_BUDGET_MB).
+      settings: { ...shared, FLOE_MEMORY_BUDGET_MB: String(Math.floor(c.writerMemoryMb / 4)) },
+    })
+      .bindWarehouse(this.warehouse, 'writer')
+      .bindDeadLetters(this.warehouse)
+      .bindControlTable(this.control, 'writer')
+      .bindCatalog(this.catalog)
+    this.grantDecoderAccess(this.writer)
+
+    this.committer = new FloeFunction(this, 'Committer', {
+      entry: props.entries?.committer ?? 'functions/committer.ts',
+      description: `Floe ${c.pipeline}: appends registered files to the Iceberg tables`,
+      memorySize: c.committerMemoryMb,
+      timeout: COMMITTER_TIMEOUT,
+      logRetention,
+      serviceName: c.pipeline,
+      settings: shared,
+    })
+      .bindWarehouse(this.warehouse, 'committer')
+      .bindControlTable(this.control, 'committer')
+      .bindCatalog(this.catalog)
+
+    this.kafka = new KafkaSource(this, 'Kafka', { config: c, target: this.writer, failedBatches: new S3FailedBatches(failedBatches) })
+
+    const schedule = new scheduler.Schedule(this, 'CommitSchedule', {
+      description: `Floe ${c.pipeline}: run the committer`,
+      schedule: scheduler.ScheduleExpression.expression(c.commitSchedule),
+      target: new targets.LambdaInvoke(this.committer, {
+        input: scheduler.ScheduleTargetInput.fromObject({ source: 'floe.schedule', pipeline: c.pipeline }),
+        // The next tick is the retry: a late duplicate run would only queue behind the lease.
+        retryAttempts: 0,
+        maxEventAge: Duration.minutes(1),
+      }),
+    })
+    acknowledgeWildcardResources(this, [`${this.committer.functionArn}:*`], 'The LambdaInvoke target grants invoke on the committer and its versions/aliases (ARN:*); it is one function.')
+    void schedule
+
+    const maxPending = Number(c.extraSettings.FLOE_MAX_PENDING_BATCHES ?? SETTINGS.FLOE_MAX_PENDING_BATCHES.parse(undefined))
+    this.monitoring = new Monitoring(this, 'Monitoring', {
+      pipeline: c.pipeline,
+      writer: this.writer,
+      committer: this.committer,
+      offsetLagThreshold: c.offsetLagAlarmThreshold,
+      maxPendingBatches: maxPending,
+      alarmTopicArn: c.alarmTopicArn,
+    })
+
+    this.acknowledgeFindings(failedBatches)
+    new CfnOutput(this, 'WarehouseUrl', { value: this.warehouse.warehouseUrl, description: 'FLOE_WAREHOUSE' })
+    new CfnOutput(this, 'DeadLetterUrl', { value: this.warehouse.deadLetterUrl, description: 'FLOE_DLQ' })
+    new CfnOutput(this, 'ControlTableName', { value: this.control.table.tableName, description: 'FLOE_CONTROL_TABLE' })
+    if (this.catalog.table) new CfnOutput(this, 'CatalogTableName', { value: this.catalog.table.tableName, description: 'FLOE_CATALOG_TABLE' })
+    new CfnOutput(this, 'WriterFunctionName', { value: this.writer.functionName })
+    new CfnOutput(this, 'CommitterFunctionName', { value: this.committer.functionName })
+    new CfnOutput(this, 'FailedBatchesBucket', { value: failedBatches.bucketName, description: 'Kafka batches the mapping gave up on (retries exhausted)' })
+  }
+
+  /** Schema registries the writer's decoders read (only when a format needs one). */
+  private grantDecoderAccess(fn: FloeFunction): void {
+    const c = this.config
+    const secret = c.extraSettings.FLOE_SCHEMA_REGISTRY_SECRET_ARN
+    if (secret) fn.addToRolePolicy(new iam.PolicyStatement({ sid: 'SchemaRegistrySecret', actions: ['secretsmanager:GetSecretValue'], resources: [secret] }))
+    const routes = JSON.parse(c.routesJson) as { formats?: { value?: string; key?: string }[] }
+    const formats = [c.valueFormat, ...(routes.formats ?? []).flatMap((f) => [f.value, f.key])]
+    if (formats.includes('avro-glue')) {
+      fn.addToRolePolicy(
+        new iam.PolicyStatement({
+          sid: 'GlueSchemaRegistry',
+          actions: ['glue:GetSchemaVersion'],
+          resources: [this.formatArn({ service: 'glue', resource: 'registry', resourceName: '*' }), this.formatArn({ service: 'glue', resource: 'schema', resourceName: '*' })],
+        }),
+      )
+    }
+  }
+
+  /** cdk-nag (AwsSolutions) findings that are deliberate, each with its reason. */
+  private acknowledgeFindings(failedBatches: Construct): void {
+    void failedBatches
+    for (const fn of [this.writer, this.committer]) {
+      Validations.of(fn).acknowledge({
+        id: 'AwsSolutions-L1',
+        reason: 'nodejs22.x is the runtime Floe is built and tested for (esbuild target node22); moving to a newer runtime is a tested change, not a default.',
+      })
+    }
+  }
+}
