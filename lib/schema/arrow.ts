@@ -24,6 +24,7 @@ export function toArrowType(type: IcebergType): arrow.DataType {
     const key = new arrow.Field('key', toArrowType(type.key), false, idMeta(type['key-id']))
     const value = new arrow.Field('value', toArrowType(type.value), !type['value-required'], idMeta(type['value-id']))
     const entries = new arrow.Struct([key, value] as arrow.Field[])
+    // oxlint-disable-next-line no-underscore-dangle -- Arrow's own class name
     return new arrow.Map_(new arrow.Field('entries', entries, false) as never, false)
   }
   throw new SchemaError(`cannot map Iceberg type ${JSON.stringify(type)} to Arrow`)
