@@ -1,0 +1,90 @@
+/** `floe <command> [args]`: dispatch to the registered subcommands, print help and errors. */
+import { readFileSync } from 'node:fs'
+import { ConfigError, FloeError } from '../errors.js'
+import { commands } from './commands.js'
+import type { Command } from './command.js'
+
+export interface Output {
+  out: (text: string) => void
+  err: (text: string) => void
+}
+
+const stdio: Output = {
+  out: (text) => process.stdout.write(text),
+  err: (text) => process.stderr.write(text),
+}
+
+export function helpText(list: Command[] = commands): string {
+  const width = Math.max(0, ...list.map((c) => c.name.length))
+  return [
+    'Usage: floe <command> [options]',
+    '',
+    'Floe turns Kafka topics on Amazon MSK into Apache Iceberg tables on S3.',
+    'Settings come from FLOE_* environment variables (see README "Settings");',
+    'AWS endpoints from AWS_ENDPOINT_URL, AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL_DYNAMODB.',
+    '',
+    'Commands:',
+    ...list.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
+    '',
+    'Run `floe <command> --help` for a command\'s options.',
+    '',
+  ].join('\n')
+}
+
+/** Returns the exit code: 0 ok, 1 failure, 2 usage error. */
+export async function main(argv: string[], output: Output = stdio, list: Command[] = commands): Promise<number> {
+  const [name, ...rest] = argv
+  if (name === undefined) {
+    output.err(helpText(list))
+    return 2
+  }
+  if (name === '--help' || name === '-h' || name === 'help') {
+    const topic = name === 'help' ? list.find((c) => c.name === rest[0]) : undefined
+    output.out(topic ? commandHelp(topic) : helpText(list))
+    return 0
+  }
+  if (name === '--version' || name === '-v') {
+    output.out(`floe ${version()}\n`)
+    return 0
+  }
+  const command = list.find((c) => c.name === name)
+  if (!command) {
+    output.err(`floe: unknown command '${name}'\n\n${helpText(list)}`)
+    return 2
+  }
+  const beforeDashDash = rest.indexOf('--') === -1 ? rest : rest.slice(0, rest.indexOf('--'))
+  if (beforeDashDash.includes('--help') || beforeDashDash.includes('-h')) {
+    output.out(commandHelp(command))
+    return 0
+  }
+  try {
+    return await command.run(rest)
+  } catch (err) {
+    output.err(`floe ${command.name}: ${describe(err)}\n`)
+    // Argument errors from node:util parseArgs are usage errors.
+    return (err as { code?: string })?.code?.startsWith('ERR_PARSE_ARGS') ? 2 : 1
+  }
+}
+
+function commandHelp(c: Command): string {
+  return `${c.summary}\n\n${c.usage.trimEnd()}\n`
+}
+
+function describe(err: unknown): string {
+  if (err instanceof ConfigError) return `invalid setting ${err.message}`
+  if (err instanceof FloeError) return err.message
+  if (err instanceof Error) {
+    if ((err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) return err.message
+    const name = err.name && err.name !== 'Error' ? `${err.name}: ` : ''
+    return process.env.DEBUG ? (err.stack ?? `${name}${err.message}`) : `${name}${err.message}`
+  }
+  return String(err)
+}
+
+function version(): string {
+  try {
+    return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version
+  } catch {
+    return 'unknown'
+  }
+}
