@@ -3,8 +3,8 @@
  * like Kafka Connect's Iceberg sink `_kafka_metadata`. Types:
  *   topic string, partition int, offset long, timestamp timestamptz, key binary,
  *   headers list<struct<key string, value binary>> (a list, not a map: Kafka allows repeated keys).
- * Values are given in the writer's representation (offset bigint, timestamp µs bigint, bytes
- * as Uint8Array) so coercion passes them through unchanged.
+ * Values are given as coercion accepts them (offset bigint, timestamp epoch millis, bytes as
+ * Uint8Array).
  */
 import type { KafkaRecord } from '../kafka/event.js'
 import type { IcebergType, NestedField, Schema } from '../schema/types.js'
@@ -89,7 +89,7 @@ export function kafkaValue(record: KafkaRecord, parts: readonly KafkaPart[]): Re
         out.offset = record.offset
         break
       case 'timestamp':
-        out.timestamp = Number.isFinite(record.timestamp) ? BigInt(Math.trunc(record.timestamp)) * 1000n : null
+        out.timestamp = Number.isFinite(record.timestamp) ? Math.trunc(record.timestamp) : null
         break
       case 'key':
         out.key = record.key

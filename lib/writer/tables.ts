@@ -1,0 +1,210 @@
+/**
+ * Per-invocation table state: each routed table is loaded from the injected catalog once, or
+ * created (autoCreate) with a schema inferred from this batch's records, the configured
+ * partitionBy and idColumns and the optional `_kafka` column; when records carry fields the
+ * table does not have and `evolveSchema` is on, the added optional fields are committed through
+ * the catalog (addSchema + commit, reloading and retrying on CommitConflictError) BEFORE any
+ * row is written, and rows are then written with the new field ids. With evolution off the
+ * unknown fields are ignored and counted.
+ *
+ * A table that cannot be prepared (missing with autoCreate off, or an incompatible change the
+ * Iceberg rules reject) is not a crash: its records become dead letters with the reason.
+ */
+import { AlreadyExistsError, CommitConflictError, NoSuchTableError, SchemaError } from '../errors.js'
+import { addSchema, currentSchema, defaultSpec } from '../iceberg/metadata.js'
+import { parsePartitionBy, partitionPath, partitionTuple } from '../iceberg/partition.js'
+import type { PartitionSpec, PartitionTuple, TableMetadata } from '../iceberg/types.js'
+import type { KafkaRecord } from '../kafka/event.js'
+import type { Schema } from '../schema/types.js'
+import { evolveSchema } from '../schema/evolve.js'
+import { inferSchema } from '../schema/infer.js'
+import { maxFieldId } from '../schema/walk.js'
+import { compileCoercer, type Coercer } from './columnar/coerce.js'
+import { encodeParquet } from './columnar/parquet.js'
+import type { EncodedChunk } from './files.js'
+import { hasKafkaColumn, KAFKA_COLUMN, kafkaField, kafkaParts, kafkaValue, type KafkaPart } from './kafka-column.js'
+import { parseTableName } from './routing.js'
+import type { TableOptions } from '../config.js'
+import type { TableIdentifier, WriterDeps } from './types.js'
+
+export interface TableState {
+  name: string
+  id: TableIdentifier
+  options: TableOptions
+  metadata: TableMetadata
+  metadataLocation: string
+  schema: Schema
+  spec: PartitionSpec
+  kafka: KafkaPart[]
+  /** Set when the table could not be prepared: every record routed to it is a dead letter with this reason. */
+  failure?: string
+  created?: boolean
+  evolvedToSchemaId?: number
+  unknownFieldsIgnored: number
+  partitionPath(tuple: PartitionTuple): string
+  coerce: Coercer
+}
+
+export type Sample = { record: KafkaRecord; value: Record<string, unknown>; schema?: Schema }
+
+export class TableSet {
+  readonly #deps: WriterDeps
+  readonly #states = new Map<string, TableState>()
+
+  constructor(deps: WriterDeps) {
+    this.#deps = deps
+  }
+
+  get(name: string): TableState | undefined {
+    return this.#states.get(name)
+  }
+
+  states(): IterableIterator<TableState> {
+    return this.#states.values()
+  }
+
+  /** Load, create or evolve `name` so every sample fits (or record why it cannot). */
+  async prepare(name: string, samples: Sample[]): Promise<TableState> {
+    const { config, router } = this.#deps
+    const options = router.options(name)
+    const id = parseTableName(name, config.routes.defaultNamespace)
+    const kafka = kafkaParts(options.kafkaMetadata)
+    let state: TableState
+    try {
+      state = await this.#loadOrCreate(name, id, options, kafka, samples)
+      if (options.evolveSchema) await this.#evolve(state, samples)
+    } catch (err) {
+      if (!(err instanceof SchemaError || err instanceof NoSuchTableError)) throw err
+      state = failed(name, id, options, kafka, err.message)
+    }
+    this.#states.set(name, state)
+    return state
+  }
+
+  /** A record as a row of the table's current schema (throws RecordError for a bad value). */
+  buildRow(state: TableState, record: KafkaRecord, value: Record<string, unknown>): { row: Record<string, unknown>; partition: PartitionTuple } {
+    const input = state.kafka.length && hasKafkaColumn(state.schema) ? { ...value, [KAFKA_COLUMN]: kafkaValue(record, state.kafka) } : value
+    const { row, unknown } = state.coerce(input)
+    if (unknown.length) state.unknownFieldsIgnored += unknown.length
+    return { row, partition: state.spec.fields.length ? partitionTuple(state.spec, state.schema, row) : [] }
+  }
+
+  encode(state: TableState, rows: Record<string, unknown>[]): Promise<EncodedChunk> {
+    const compression = state.metadata.properties['write.parquet.compression-codec'] ?? this.#deps.config.parquetCompression
+    return encodeParquet(state.schema, rows, { compression, properties: state.metadata.properties })
+  }
+
+  async #loadOrCreate(name: string, id: TableIdentifier, options: TableOptions, kafka: KafkaPart[], samples: Sample[]): Promise<TableState> {
+    const { catalog } = this.#deps
+    try {
+      const loaded = await catalog.loadTable(id)
+      return stateOf(name, id, options, kafka, loaded.metadata, loaded.metadataLocation)
+    } catch (err) {
+      if (!(err instanceof NoSuchTableError)) throw err
+      if (!options.autoCreate) throw new NoSuchTableError(`table ${name} does not exist and autoCreate is off`, { cause: err })
+    }
+    // The format's own schema (Avro, Connect envelope) when every record has one, else inference.
+    const declared = samples.every((s) => s.schema !== undefined) ? samples[0]?.schema : undefined
+    let schema = declared ? withIdColumns(declared, options.idColumns) : inferSchema(samples.map((s) => s.value), { idColumns: options.idColumns })
+    if (kafka.length) {
+      const { field } = kafkaField(kafka, maxFieldId(schema) + 1)
+      schema = { ...schema, fields: [...schema.fields, field] }
+    }
+    const spec = parsePartitionBy(schema, options.partitionBy)
+    try {
+      await catalog.createNamespace?.(id.namespace).catch((e: unknown) => {
+        if (!(e instanceof AlreadyExistsError)) throw e
+      })
+      await catalog.createTable(id, { schema, spec, properties: options.properties })
+    } catch (err) {
+      // Another writer created it first: use theirs (and evolve it if ours has more fields).
+      if (!(err instanceof AlreadyExistsError)) throw err
+    }
+    const loaded = await catalog.loadTable(id)
+    const state = stateOf(name, id, options, kafka, loaded.metadata, loaded.metadataLocation)
+    state.created = true
+    return state
+  }
+
+  async #evolve(state: TableState, samples: Sample[]): Promise<void> {
+    const { catalog, config } = this.#deps
+    // Only records the current schema does not cover say anything about new fields.
+    const uncovered = samples.filter((s) => {
+      try {
+        return state.coerce(s.value).unknown.length > 0
+      } catch {
+        return true // a bad value hides whether other fields are new: let evolution look
+      }
+    })
+    const kafkaMissing = state.kafka.length > 0 && !hasKafkaColumn(state.schema)
+    if (uncovered.length === 0 && !kafkaMissing) return
+    const declared = [...new Map(uncovered.filter((s) => s.schema).map((s) => [JSON.stringify(s.schema!.fields), s.schema!])).values()]
+    const plain = uncovered.filter((s) => !s.schema).map((s) => s.value)
+    const incoming = [...declared, ...(plain.length ? [inferSchema(plain)] : [])]
+    for (let attempt = 0; ; attempt++) {
+      let target: Schema | undefined
+      for (const inc of incoming) target = evolveSchema(target ?? state.schema, inc, state.metadata['last-column-id'], { table: state.name }) ?? target
+      if (state.kafka.length && !hasKafkaColumn(target ?? state.schema)) {
+        const base = target ?? state.schema
+        const { field } = kafkaField(state.kafka, Math.max(state.metadata['last-column-id'], maxFieldId(base)) + 1)
+        target = { ...base, fields: [...base.fields, field] }
+      }
+      if (target === undefined) return
+      const metadata = addSchema(state.metadata, target)
+      try {
+        const { metadataLocation } = await catalog.commit(state.id, { base: state.metadataLocation, metadata })
+        Object.assign(state, refreshed(state, metadata, metadataLocation))
+        state.evolvedToSchemaId = state.schema['schema-id']
+        return
+      } catch (err) {
+        if (!(err instanceof CommitConflictError) || attempt >= config.commitRetries) throw err
+        const loaded = await catalog.loadTable(state.id)
+        Object.assign(state, refreshed(state, loaded.metadata, loaded.metadataLocation))
+      }
+    }
+  }
+}
+
+function stateOf(name: string, id: TableIdentifier, options: TableOptions, kafka: KafkaPart[], metadata: TableMetadata, metadataLocation: string): TableState {
+  const schema = currentSchema(metadata)
+  const spec = defaultSpec(metadata)
+  return {
+    name,
+    id,
+    options,
+    metadata,
+    metadataLocation,
+    schema,
+    spec,
+    kafka,
+    unknownFieldsIgnored: 0,
+    partitionPath: (tuple) => partitionPath(spec, schema, tuple),
+    coerce: compileCoercer(schema, { table: name }),
+  }
+}
+
+function refreshed(state: TableState, metadata: TableMetadata, metadataLocation: string): Partial<TableState> {
+  const s = stateOf(state.name, state.id, state.options, state.kafka, metadata, metadataLocation)
+  return { metadata, metadataLocation, schema: s.schema, spec: s.spec, partitionPath: s.partitionPath, coerce: s.coerce }
+}
+
+function failed(name: string, id: TableIdentifier, options: TableOptions, kafka: KafkaPart[], reason: string): TableState {
+  const schema: Schema = { type: 'struct', 'schema-id': 0, fields: [] }
+  const spec: PartitionSpec = { 'spec-id': 0, fields: [] }
+  const metadata = { location: '', properties: {} } as unknown as TableMetadata
+  return { name, id, options, metadata, metadataLocation: '', schema, spec, kafka, failure: reason, unknownFieldsIgnored: 0, partitionPath: () => '', coerce: compileCoercer(schema, { table: name }) }
+}
+
+/** Mark identifier columns required and list them (Iceberg requires identifier fields to be required). */
+function withIdColumns(schema: Schema, idColumns: string[]): Schema {
+  if (idColumns.length === 0) return schema
+  const ids: number[] = []
+  const fields = schema.fields.map((f) => {
+    if (!idColumns.includes(f.name)) return f
+    ids.push(f.id)
+    return { ...f, required: true }
+  })
+  const missing = idColumns.filter((c) => !schema.fields.some((f) => f.name === c))
+  if (missing.length) throw new SchemaError(`idColumns ${missing.map((c) => `'${c}'`).join(', ')} not in the records' schema`)
+  return { ...schema, fields, 'identifier-field-ids': ids }
+}
