@@ -4,7 +4,7 @@
  */
 import { RecordError } from '../errors.js'
 import { nonNullBranches, type AvroLogical, type AvroNode } from './avro-schema.js'
-import { decimalFromBytes, isoDate, isoNanos, isoTime, ownBytes, uuidText } from './shape.js'
+import { decimalFromBytes, isoDate, isoMicros, isoNanos, isoTime, ownBytes, uuidText } from './shape.js'
 
 /** Convert one decoded value; throws RecordError for a value the schema does not allow (avsc bug or schema mismatch). */
 export function convertAvroValue(node: AvroNode, value: unknown, path = '$'): unknown {
@@ -61,8 +61,8 @@ function primitive(type: string, logical: AvroLogical | undefined, value: unknow
       const n = value as bigint
       if (logical?.kind === 'time-micros') return isoTime(n)
       if (logical?.kind === 'timestamp') {
-        if (logical.unit === 'millis') return n * 1000n
-        if (logical.unit === 'micros') return n
+        if (logical.unit === 'millis') return isoMicros(n * 1000n, logical.zoned)
+        if (logical.unit === 'micros') return isoMicros(n, logical.zoned)
         return isoNanos(n, logical.zoned)
       }
       return n

@@ -27,6 +27,33 @@ export const bigintLong = avro.types.LongType.__with({
   compare: (a: bigint, b: bigint) => (a === b ? 0 : a < b ? -1 : 1),
 })
 
+const PRIMITIVE_NAMES = new Set(['null', 'boolean', 'int', 'long', 'float', 'double', 'bytes', 'string'])
+
+/**
+ * The schema as avsc should see it: primitives written as objects (`{"type": "long",
+ * "logicalType": "timestamp-micros"}`) reduced to their bare name. avsc builds those with its
+ * own long type, bypassing the bigint `long` of the registry, so timestamps would come out as
+ * lossy numbers. Logical types are applied by ./avro-values.ts, not by avsc.
+ */
+export function avscSchema(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(avscSchema)
+  if (typeof schema !== 'object' || schema === null) return schema
+  const o = schema as Record<string, unknown>
+  if (typeof o.type === 'string' && PRIMITIVE_NAMES.has(o.type)) return o.type
+  if (typeof o.type === 'object' && o.type !== null) return { ...o, type: avscSchema(o.type) }
+  const out: Record<string, unknown> = { ...o }
+  if (Array.isArray(o.fields)) out.fields = o.fields.map((f: Record<string, unknown>) => ({ ...f, type: avscSchema(f.type) }))
+  if (o.items !== undefined) out.items = avscSchema(o.items)
+  if (o.values !== undefined) out.values = avscSchema(o.values)
+  return out
+}
+
+/** An avsc type with bigint longs and wrapped unions; `registry` carries named types across calls (references). */
+export function avscType(schema: unknown, registry: Record<string, avro.Type> = {}): avro.Type {
+  registry.long ??= bigintLong as unknown as avro.Type
+  return avro.Type.forSchema(avscSchema(schema) as avro.Schema, { wrapUnions: true, registry })
+}
+
 /** A writer schema compiled once (per registry id) and reused for every record. */
 export interface CompiledAvro {
   /** The schema text as the registry returned it. */
@@ -36,7 +63,7 @@ export interface CompiledAvro {
   schema: Schema
   /** Iceberg type of the bare value (used for keys). */
   type: IcebergType
-  avscType: avro.Type
+  avsc: avro.Type
 }
 
 /**
@@ -44,18 +71,17 @@ export interface CompiledAvro {
  * uses (Confluent schema references), in dependency order. Throws SchemaError.
  */
 export function compileAvro(text: string, references: string[] = []): CompiledAvro {
-  const registry: Record<string, avro.Type> = { long: bigintLong as unknown as avro.Type }
+  const registry: Record<string, avro.Type> = {}
   const named = new Map<string, AvroNode>()
   try {
     for (const ref of references) {
       const parsed: unknown = JSON.parse(ref)
       resolveAvroSchema(parsed, named)
-      avro.Type.forSchema(parsed as avro.Schema, { wrapUnions: true, registry })
+      avscType(parsed, registry)
     }
     const parsed: unknown = JSON.parse(text)
     const node = resolveAvroSchema(parsed, named)
-    const avscType = avro.Type.forSchema(parsed as avro.Schema, { wrapUnions: true, registry })
-    return { text, node, schema: avroToIcebergSchema(node), type: avroToIcebergType(node), avscType }
+    return { text, node, schema: avroToIcebergSchema(node), type: avroToIcebergType(node), avsc: avscType(parsed, registry) }
   } catch (err) {
     if (err instanceof SchemaError) throw err
     throw new SchemaError(`invalid Avro schema: ${(err as Error).message}`, { cause: err })
@@ -71,7 +97,7 @@ export function decodeAvro(compiled: CompiledAvro, payload: Uint8Array): unknown
   const buf = Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength)
   let decoded: { value: unknown; offset: number }
   try {
-    decoded = compiled.avscType.decode(buf, 0)
+    decoded = compiled.avsc.decode(buf, 0)
   } catch (err) {
     throw new RecordError(`Avro payload does not match its schema: ${(err as Error).message}`, { cause: err })
   }

@@ -13,12 +13,12 @@
  * and decimals are exact): int64 → bigint; bytes (base64) → Uint8Array; Decimal (base64
  * two's-complement, or a JSON number with `decimal.format=NUMERIC`) → exact decimal string;
  * Date (epoch days) → "YYYY-MM-DD"; Time (millis of day) → "HH:MM:SS.ffffff"; Timestamp (epoch
- * millis) → bigint micros; a map with string keys → object, otherwise ([[k, v], …]) → Map.
+ * millis) → "YYYY-MM-DDTHH:MM:SS.ffffffZ"; a map with string keys → object, otherwise ([[k, v], …]) → Map.
  */
 import { isLosslessNumber, parse, stringify, type LosslessNumber } from 'lossless-json'
 import { RecordError, SchemaError } from '../errors.js'
 import type { IcebergType, NestedField, Schema, StructType } from '../schema/types.js'
-import { decimalFromBytes, IdAllocator, isoDate, isoTime } from './shape.js'
+import { decimalFromBytes, IdAllocator, isoDate, isoMicros, isoTime } from './shape.js'
 
 export const CONNECT_DECIMAL = 'org.apache.kafka.connect.data.Decimal'
 export const CONNECT_DATE = 'org.apache.kafka.connect.data.Date'
@@ -182,7 +182,7 @@ export function convertConnectValue(s: ConnectSchema, v: unknown, path: string):
     case CONNECT_TIME:
       return isoTime(BigInt(integer(v, path, 'a time (millis of day)')) * 1000n)
     case CONNECT_TIMESTAMP:
-      return bigint(v, path) * 1000n
+      return isoMicros(bigint(v, path) * 1000n, true)
   }
   switch (s.type) {
     case 'int8':

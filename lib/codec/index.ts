@@ -20,9 +20,10 @@
  * - binary, fixed → `Uint8Array` (a plain copy, not a Buffer view)
  * - decimal(P, S) → exact decimal `string` with exactly S fractional digits ("-123.45")
  * - date → `"YYYY-MM-DD"`; time → `"HH:MM:SS.ffffff"`
- * - timestamp / timestamptz → `bigint` microseconds since the epoch (UTC for timestamptz; wall
- *   clock for timestamp, i.e. Avro local-timestamp-*); timestamp_ns / timestamptz_ns → ISO-8601
- *   `string` with nine fractional digits (`Z` only when zoned)
+ * - timestamp / timestamptz → ISO-8601 text with six fractional digits: `…T12:34:56.123456Z` for
+ *   timestamptz (a UTC instant), no zone for timestamp (wall clock, Avro local-timestamp-*);
+ *   timestamp_ns / timestamptz_ns the same with nine digits. Text rather than a bigint of micros
+ *   because lib/writer/columnar/coerce.ts reads a bare number or bigint as epoch *millis*.
  * - list → array; map → plain object (string keys), or `Map` for non-string Connect map keys
  * - a non-null Avro union of several types → `{ tag, field0, field1, … }` (./avro-schema.ts)
  * - null → `null`

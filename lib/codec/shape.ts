@@ -1,7 +1,7 @@
 /**
  * The value shape every decoder produces (documented in ./index.ts), and the conversions shared
  * by the Avro and Kafka Connect decoders: two's-complement decimals to exact strings, epoch days
- * and times of day to ISO text, epoch millis/micros to bigint micros.
+ * and times of day to ISO text, epoch millis/micros/nanos to ISO timestamps.
  */
 
 /** Unscaled big-endian two's-complement bytes (Avro and Connect decimals) as an exact decimal string. */
@@ -49,12 +49,27 @@ export function isoTime(micros: bigint): string {
 
 const pad2 = (n: number) => String(n).padStart(2, '0')
 
-/** Nanoseconds since the epoch as an ISO-8601 instant with nine fractional digits (UTC, `Z` only when zoned). */
+/**
+ * Microseconds since the epoch as ISO-8601 text with six fractional digits; `Z` when zoned
+ * (timestamptz: a UTC instant), no zone for wall-clock timestamps. Text, not a number, because
+ * the writer's coercion reads a bare number or bigint as epoch *millis*.
+ */
+export function isoMicros(micros: bigint, zoned: boolean): string {
+  return isoSubMillis(micros, 1_000n, 3, zoned)
+}
+
+/** Nanoseconds since the epoch as ISO-8601 text with nine fractional digits (see isoMicros). */
 export function isoNanos(nanos: bigint, zoned: boolean): string {
-  const ms = nanos / 1_000_000n - (nanos % 1_000_000n < 0n ? 1n : 0n)
-  const rest = nanos - ms * 1_000_000n
-  const base = new Date(Number(ms)).toISOString() // YYYY-MM-DDTHH:MM:SS.mmmZ
-  return `${base.slice(0, -1)}${String(rest).padStart(6, '0')}${zoned ? 'Z' : ''}`
+  return isoSubMillis(nanos, 1_000_000n, 6, zoned)
+}
+
+function isoSubMillis(v: bigint, perMilli: bigint, digits: number, zoned: boolean): string {
+  const ms = v / perMilli - (v % perMilli < 0n ? 1n : 0n)
+  const rest = v - ms * perMilli
+  const d = new Date(Number(ms))
+  if (Number.isNaN(d.getTime())) throw new RangeError(`timestamp ${v} is out of range`)
+  const base = d.toISOString() // YYYY-MM-DDTHH:MM:SS.mmmZ (±YYYYYY past year 9999)
+  return `${base.slice(0, -1)}${String(rest).padStart(digits, '0')}${zoned ? 'Z' : ''}`
 }
 
 /** A 16-byte UUID as its canonical text. */
