@@ -103,6 +103,11 @@ function normalise(node: Json): TableMetadata {
   // schemas
   if (node.schemas !== undefined && node.schemas !== null) {
     if (!Array.isArray(node.schemas)) fail(`Cannot parse schemas from non-array: ${describe(node.schemas)}`)
+    if (formatVersion === 1 && (node['current-schema-id'] === undefined || node['current-schema-id'] === null)) {
+      // v1 writers that emit the list without an id (PyIceberg and Go read these): the singular schema names it.
+      if (!isObject(node.schema)) fail('no valid schema configuration found in table metadata: v1 schemas without current-schema-id or schema')
+      node['current-schema-id'] = node.schema['schema-id'] ?? 0
+    }
     const currentId = getInt(node, 'current-schema-id')
     node.schemas.forEach(parseSchema)
     if (!node.schemas.some((s: Schema) => s['schema-id'] === currentId))
@@ -121,6 +126,8 @@ function normalise(node: Json): TableMetadata {
   if (node['partition-specs'] !== undefined && node['partition-specs'] !== null) {
     if (!Array.isArray(node['partition-specs']))
       fail(`Cannot parse partition specs from non-array: ${describe(node['partition-specs'])}`)
+    if (formatVersion === 1 && (node['default-spec-id'] === undefined || node['default-spec-id'] === null))
+      node['default-spec-id'] = Math.max(0, ...node['partition-specs'].map((x: PartitionSpec) => Number(x?.['spec-id'] ?? 0)))
     getInt(node, 'default-spec-id')
     for (const s of node['partition-specs']) checkSpec(s)
     delete node['partition-spec']
