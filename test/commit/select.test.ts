@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import fc from 'fast-check'
+import * as fc from 'fast-check'
 import { selectBatches } from '../../lib/commit/select.js'
 import type { PendingBatch } from '../../lib/control/types.js'
 import { range } from '../control/context.js'
@@ -47,13 +47,14 @@ describe('selectBatches', () => {
           const chosen = selectBatches([...batches].reverse(), { maxBatches, maxBytes: 1e12 })
           expect(chosen.length).toBe(Math.min(maxBatches, batches.length))
           const ids = new Set(chosen.map((b) => b.batchId))
-          // Registration order is a valid order, so a prefix-closed selection takes every earlier batch of a taken batch's partitions.
-          for (const b of chosen) {
-            const i = batches.indexOf(b)
-            for (const earlier of batches.slice(0, i)) {
-              if (earlier.ranges.some((r) => b.ranges.some((s) => s.partition === r.partition))) expect(ids.has(earlier.batchId)).toBe(true)
-            }
-          }
+          // Every earlier batch sharing a partition with a taken batch is taken too (registration order is offset order).
+          const missing = chosen.flatMap((b) =>
+            batches
+              .slice(0, batches.indexOf(b))
+              .filter((earlier) => earlier.ranges.some((r) => b.ranges.some((s) => s.partition === r.partition)) && !ids.has(earlier.batchId))
+              .map((earlier) => `${earlier.batchId} before ${b.batchId}`),
+          )
+          expect(missing).toEqual([])
         },
       ),
     )

@@ -132,8 +132,8 @@ describe('commitTable', () => {
     expect(z.status).toBe('failed')
     expect(z.error).toBeInstanceOf(FencedError)
     freshGo.open()
-    const f = await fresh
-    expect(f).toMatchObject({ status: 'marked', alreadyCommitted: 2, conflicts: 1 })
+    const freshResult = await fresh
+    expect(freshResult).toMatchObject({ status: 'marked', alreadyCommitted: 2, conflicts: 1 })
     const { metadata } = await t.catalog.loadTable(parseTableId(name))
     expect(metadata.snapshots).toHaveLength(1)
     expect(sorted(await t.livePaths(name))).toEqual(sorted(files.map((f) => f.filePath)))
