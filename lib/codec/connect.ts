@@ -2,7 +2,7 @@
  * Kafka Connect JsonConverter envelopes (`schemas.enable=true`): `{"schema": …, "payload": …}`.
  *
  * Connect schema → Iceberg type (as Iceberg's Kafka Connect sink does):
- * int8/int16/int32 → int, int64 → long, float32 → float, float64 → double, boolean, string,
+ * int8/int16/int32 → int, int64 → long, float (float32) → float, double (float64) → double, boolean, string,
  * bytes → binary, array → list, map → map, struct → struct, `optional` → not required.
  * Logical names: org.apache.kafka.connect.data.Decimal → decimal(P, S) (P from the
  * `connect.decimal.precision` parameter, else 38), Date → date, Time → time, Timestamp →
@@ -110,8 +110,10 @@ export function connectToIcebergType(s: ConnectSchema, ids: IdAllocator = new Id
       return 'int'
     case 'int64':
       return 'long'
+    case 'float': // the JSON converter's names; float32/float64 are Connect's Schema.Type names
     case 'float32':
       return 'float'
+    case 'double':
     case 'float64':
       return 'double'
     case 'boolean':
@@ -191,6 +193,8 @@ export function convertConnectValue(s: ConnectSchema, v: unknown, path: string):
       return integer(v, path, s.type)
     case 'int64':
       return bigint(v, path)
+    case 'float':
+    case 'double':
     case 'float32':
     case 'float64':
       return isLosslessNumber(v) ? Number(v.value) : bad(s.type)

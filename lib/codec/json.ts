@@ -5,11 +5,17 @@
  * when the text holds a run of 16+ digits, so ordinary records take the fast JSON.parse path);
  * other numbers are JS numbers.
  */
-import { parse, parseNumberAndBigInt } from 'lossless-json'
+import { isInteger, parse } from 'lossless-json'
 
 export type TextResult = { ok: true; value: unknown } | { ok: false; reason: string }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true })
+
+/** Integers beyond 2^53 as bigint; every other number as a JS number. */
+function parseNumber(text: string): number | bigint {
+  const n = Number(text)
+  return isInteger(text) && !Number.isSafeInteger(n) ? BigInt(text) : n
+}
 
 /** Strict UTF-8 (invalid sequences are an error, not U+FFFD). */
 export function decodeUtf8(bytes: Uint8Array): TextResult {
@@ -26,7 +32,7 @@ export function parseJsonValue(bytes: Uint8Array): TextResult {
   if (!text.ok) return text
   const s = text.value as string
   try {
-    return { ok: true, value: /\d{16,}/.test(s) ? parse(s, null, parseNumberAndBigInt) : JSON.parse(s) }
+    return { ok: true, value: /\d{16,}/.test(s) ? parse(s, null, parseNumber) : JSON.parse(s) }
   } catch (err) {
     return { ok: false, reason: `invalid JSON: ${(err as Error).message} in ${JSON.stringify(s.length > 80 ? `${s.slice(0, 80)}…` : s)}` }
   }
