@@ -12,12 +12,14 @@
 import type { Command } from './command.js'
 import { initCommand } from './init.js'
 import { inspectCommand } from './inspect.js'
+import { statusCommand } from './status.js'
+import { commitCommand } from './commit.js'
 
 export const commands: Command[] = [
   initCommand,
   // startCommand,    (lib/cli/start.ts: the local pipeline, `npm start`)
-  // statusCommand,   (lib/cli/status.ts)
-  // commitCommand,   (lib/cli/commit.ts)
+  statusCommand,
+  commitCommand,
   inspectCommand,
 ]
 

@@ -5,7 +5,7 @@
  * the epoch and the owner id.
  */
 import { randomUUID } from 'node:crypto'
-import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
+import { ScanCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb'
 import { FencedError, ThrottledError } from '../errors.js'
 import { logger } from '../log.js'
@@ -188,4 +188,30 @@ async function transactFenced(ctx: ControlContext, lease: Lease, items: Record<s
       await sleep(50 * 2 ** attempt * Math.random())
     }
   }
+}
+
+/** Tables that ever had a commit lease in this pipeline (a Scan: for `floe status`, not the hot path). */
+export async function listLeasedTables(ctx: ControlContext, pipeline: string): Promise<string[]> {
+  const prefix = leaseKey(pipeline, '').pk
+  const tables: string[] = []
+  let start: Record<string, unknown> | undefined
+  do {
+    let page
+    try {
+      page = await ctx.doc.send(
+        new ScanCommand({
+          TableName: ctx.table,
+          FilterExpression: 'begins_with(pk, :p) AND sk = :sk',
+          ExpressionAttributeValues: { ':p': prefix, ':sk': 'lease' },
+          ProjectionExpression: 'pk',
+          ExclusiveStartKey: start,
+        }),
+      )
+    } catch (err) {
+      throw wrapDynamoError(`listing commit leases in ${ctx.table}`, err)
+    }
+    for (const item of page.Items ?? []) tables.push((item.pk as string).slice(prefix.length))
+    start = page.LastEvaluatedKey
+  } while (start)
+  return tables.sort()
 }

@@ -1,0 +1,70 @@
+/** `floe commit`: run the committer once, as the scheduled Lambda would, and say what it did. */
+import { parseArgs } from 'node:util'
+import { createCatalog } from '../catalog/index.js'
+import { createClients, destroyClients } from '../clients.js'
+import { runCommitter, type CommitRunResult } from '../commit/committer.js'
+import { loadConfig } from '../config.js'
+import { createControlContext } from '../control/context.js'
+import { createFileIO } from '../io/index.js'
+import type { Command } from './command.js'
+
+export function formatCommitRun(run: CommitRunResult): string {
+  const lines = run.results.map((r) => {
+    const what =
+      r.status === 'committed'
+        ? `committed ${r.batches} batches, ${r.files} files, ${r.records} records as snapshot ${r.snapshotId}`
+        : r.status === 'marked'
+          ? `${r.alreadyCommitted} batches were already in the table; marked committed`
+          : r.status === 'failed'
+            ? `FAILED: ${r.error?.name}: ${r.error?.message}`
+            : r.status === 'busy'
+              ? 'skipped: another committer holds the lease'
+              : 'nothing pending'
+    const extra = [r.alreadyCommitted > 0 && r.status === 'committed' ? `${r.alreadyCommitted} already committed` : '', r.conflicts ? `${r.conflicts} conflicts` : '']
+      .filter(Boolean)
+      .join(', ')
+    return `${r.table}: ${what}${extra ? ` (${extra})` : ''}`
+  })
+  lines.push(`${run.tables} tables, ${run.committed} committed, ${run.failures} failed, ${run.busy} busy`)
+  return `${lines.join('\n')}\n`
+}
+
+export const commitCommand: Command = {
+  name: 'commit',
+  summary: 'Commit pending batches into their Iceberg tables once (what the committer Lambda does)',
+  usage: `Usage: floe commit [--table ns.name]... [--json]
+
+Runs the committer once for pipeline FLOE_PIPELINE: every table with pending batches (or only the
+given ones) gets one snapshot, under the table's commit lease. Exit code 1 if any table failed.
+
+  --table ns.name   only this table (repeatable)
+  --json            print the run's result as JSON`,
+  async run(argv) {
+    const { values } = parseArgs({
+      args: argv,
+      options: { table: { type: 'string', multiple: true }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+      strict: true,
+      allowPositionals: false,
+    })
+    if (values.help) {
+      process.stdout.write(`${this.usage}\n`)
+      return 0
+    }
+    const config = loadConfig(process.env)
+    const clients = createClients({ region: config.region, maxAttempts: config.awsMaxAttempts })
+    try {
+      const io = createFileIO(clients)
+      const deps = { config, io, catalog: createCatalog(config, clients, io), control: createControlContext(config, clients.doc, io) }
+      const run = await runCommitter(deps, { tables: values.table })
+      if (values.json) {
+        const json = { ...run, results: run.results.map((r) => ({ ...r, error: r.error ? `${r.error.name}: ${r.error.message}` : undefined })) }
+        process.stdout.write(`${JSON.stringify(json, (_k, v) => (typeof v === 'bigint' ? v.toString() : v), 2)}\n`)
+      } else {
+        process.stdout.write(formatCommitRun(run))
+      }
+      return run.failures > 0 ? 1 : 0
+    } finally {
+      destroyClients(clients)
+    }
+  },
+}
