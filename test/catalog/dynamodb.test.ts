@@ -303,3 +303,18 @@ describe('failed swaps', () => {
     expect(await metadataFiles(created.metadata.location)).toHaveLength(2)
   })
 })
+
+describe('concurrent creates', () => {
+  it('two engines creating the same table at once: one wins, the other gets AlreadyExistsError and leaves no file behind', async () => {
+    const { catalog } = await freshCatalog()
+    await catalog.createNamespace('db')
+    const id = { namespace: 'db', name: 'raced' }
+    const results = await Promise.allSettled([catalog.createTable(id, { schema }), catalog.createTable(id, { schema })])
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1)
+    const failed = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected')
+    expect(failed).toHaveLength(1)
+    expect(failed[0]!.reason).toBeInstanceOf(AlreadyExistsError)
+    const winner = (await catalog.loadTable(id)).metadataLocation
+    expect(await metadataFiles(`${warehouse}/db.db/raced`)).toEqual([winner])
+  })
+})
