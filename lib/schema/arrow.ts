@@ -19,10 +19,10 @@ const idMeta = (id: number) => new Map([[FIELD_ID_KEY, String(id)]])
 export function toArrowType(type: IcebergType): arrow.DataType {
   if (typeof type === 'string') return primitiveToArrow(type)
   if (isStruct(type)) return new arrow.Struct(type.fields.map(toArrowField))
-  if (isList(type)) return new arrow.List(new arrow.Field('element', toArrowType(type.element), !type['element-required'], idMeta(type['element-id'])))
+  if (isList(type)) return new arrow.List(new arrow.Field('element', toArrowType(type.element), !type['element-required'], fieldMeta(type['element-id'], type.element)))
   if (isMap(type)) {
-    const key = new arrow.Field('key', toArrowType(type.key), false, idMeta(type['key-id']))
-    const value = new arrow.Field('value', toArrowType(type.value), !type['value-required'], idMeta(type['value-id']))
+    const key = new arrow.Field('key', toArrowType(type.key), false, fieldMeta(type['key-id'], type.key))
+    const value = new arrow.Field('value', toArrowType(type.value), !type['value-required'], fieldMeta(type['value-id'], type.value))
     const entries = new arrow.Struct([key, value] as arrow.Field[])
     // oxlint-disable-next-line no-underscore-dangle -- Arrow's own class name
     return new arrow.Map_(new arrow.Field('entries', entries, false) as never, false)
@@ -73,7 +73,17 @@ function primitiveToArrow(type: string): arrow.DataType {
 
 /** An Iceberg struct field as an Arrow field (nullable unless required), with `PARQUET:field_id`. */
 export function toArrowField(field: NestedField): arrow.Field {
-  return new arrow.Field(field.name, toArrowType(field.type), !field.required, idMeta(field.id))
+  return new arrow.Field(field.name, toArrowType(field.type), !field.required, fieldMeta(field.id, field.type))
+}
+
+/** Arrow's canonical UUID extension marks uuid columns, so the Parquet writer can tag them and the mapping reverses. */
+const EXTENSION_KEY = 'ARROW:extension:name'
+const UUID_EXTENSION = 'arrow.uuid'
+
+function fieldMeta(id: number, type: IcebergType): Map<string, string> {
+  const meta = idMeta(id)
+  if (type === 'uuid') meta.set(EXTENSION_KEY, UUID_EXTENSION)
+  return meta
 }
 
 /** An Iceberg schema as an Arrow schema. */
@@ -109,20 +119,21 @@ export function fromArrowSchema(schema: arrow.Schema, opts: { schemaId?: number;
     used.add(next)
     return next++
   }
-  const convertType = (t: arrow.DataType, name: string): IcebergType => {
+  const convertType = (t: arrow.DataType, name: string, field?: arrow.Field): IcebergType => {
+    if (field?.metadata.get(EXTENSION_KEY) === UUID_EXTENSION && arrow.DataType.isFixedSizeBinary(t) && t.byteWidth === 16) return 'uuid'
     if (arrow.DataType.isStruct(t)) return { type: 'struct', fields: t.children.map(convertField) }
     if (arrow.DataType.isList(t)) {
       const e = t.children[0]!
-      return { type: 'list', 'element-id': fresh(e), element: convertType(e.type, `${name}.element`), 'element-required': !e.nullable }
+      return { type: 'list', 'element-id': fresh(e), element: convertType(e.type, `${name}.element`, e), 'element-required': !e.nullable }
     }
     if (arrow.DataType.isMap(t)) {
       const [k, v] = t.children[0]!.type.children as arrow.Field[]
       return {
         type: 'map',
         'key-id': fresh(k!),
-        key: convertType(k!.type, `${name}.key`),
+        key: convertType(k!.type, `${name}.key`, k),
         'value-id': fresh(v!),
-        value: convertType(v!.type, `${name}.value`),
+        value: convertType(v!.type, `${name}.value`, v),
         'value-required': !v!.nullable,
       }
     }
@@ -130,7 +141,7 @@ export function fromArrowSchema(schema: arrow.Schema, opts: { schemaId?: number;
   }
   const convertField = (f: arrow.Field): NestedField => {
     const id = fresh(f)
-    return { id, name: f.name, required: !f.nullable, type: convertType(f.type, f.name) }
+    return { id, name: f.name, required: !f.nullable, type: convertType(f.type, f.name, f) }
   }
   return { type: 'struct', 'schema-id': opts.schemaId ?? 0, fields: schema.fields.map(convertField) }
 }

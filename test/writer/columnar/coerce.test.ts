@@ -1,0 +1,159 @@
+import { LosslessNumber } from 'lossless-json'
+import { describe, expect, it } from 'vitest'
+import { RecordError, SchemaError } from '../../../lib/errors.js'
+import type { Schema } from '../../../lib/schema/types.js'
+import { coerceRecord, compileCoercer } from '../../../lib/writer/columnar/index.js'
+
+const schemaOf = (fields: Schema['fields']): Schema => ({ type: 'struct', 'schema-id': 0, fields })
+const one = (type: Schema['fields'][number]['type'], required = false) => compileCoercer(schemaOf([{ id: 1, name: 'v', required, type }]), { table: 'db.events' })
+const value = (type: Schema['fields'][number]['type'], v: unknown) => one(type)({ v }).row.v
+const error = (type: Schema['fields'][number]['type'], v: unknown, required = false) => {
+  try {
+    one(type, required)({ v })
+  } catch (err) {
+    expect(err).toBeInstanceOf(RecordError)
+    return (err as Error).message
+  }
+  throw new Error(`expected ${JSON.stringify(v)} to be rejected as ${JSON.stringify(type)}`)
+}
+
+describe('timestamps', () => {
+  it('ISO-8601 text with zone becomes UTC microseconds, exact to the microsecond', () => {
+    expect(value('timestamptz', '2024-05-01T10:00:00.123456Z')).toBe(1714557600123456n)
+    expect(value('timestamptz', '2024-05-01T12:00:00.123456+02:00')).toBe(1714557600123456n)
+    expect(value('timestamptz', '2024-05-01 05:30:00-0430')).toBe(1714557600000000n)
+  })
+  it('text without zone is taken as UTC; digits past microseconds are floored', () => {
+    expect(value('timestamp', '2024-05-01T10:00:00')).toBe(1714557600000000n)
+    expect(value('timestamptz', '1969-12-31T23:59:59.9999999Z')).toBe(-1n)
+  })
+  it('epoch milliseconds (number, bigint, digit text, Date) become microseconds', () => {
+    expect(value('timestamptz', 1714557600123)).toBe(1714557600123000n)
+    expect(value('timestamptz', 1714557600123n)).toBe(1714557600123000n)
+    expect(value('timestamptz', '1714557600123')).toBe(1714557600123000n)
+    expect(value('timestamptz', new Date(1714557600123))).toBe(1714557600123000n)
+  })
+  it('nanosecond timestamps keep all nine digits', () => {
+    expect(value('timestamptz_ns', '2024-05-01T10:00:00.123456789Z')).toBe(1714557600123456789n)
+  })
+  it('an impossible date is rejected with field, type and value', () => {
+    expect(error('timestamptz', '2024-13-01T00:00:00Z')).toBe("table db.events: field 'v' expected timestamptz, got string '2024-13-01T00:00:00Z'")
+    expect(error('timestamp', '2023-02-29T00:00:00')).toMatch(/expected timestamp, got string '2023-02-29/)
+    expect(error('timestamptz', true)).toBe("table db.events: field 'v' expected timestamptz, got boolean true")
+  })
+})
+
+describe('decimals are exact', () => {
+  it('numbers go through their shortest text, never a float product', () => {
+    expect(value('decimal(10, 2)', 10.65)).toBe(1065n)
+    expect(value('decimal(10, 2)', 0.1)).toBe(10n)
+    expect(value('decimal(38, 10)', '12345678901234567890.0123456789')).toBe(123456789012345678900123456789n)
+    expect(value('decimal(9, 3)', '1.5e2')).toBe(150000n)
+    expect(value('decimal(9, 3)', new LosslessNumber('-0.0005'))).toBe(-1n)
+  })
+  it('extra digits round half up, as Iceberg Kafka Connect does', () => {
+    expect(value('decimal(10, 2)', '2.345')).toBe(235n)
+    expect(value('decimal(10, 2)', '-2.345')).toBe(-235n)
+    expect(value('decimal(10, 2)', '2.344')).toBe(234n)
+  })
+  it('a value needing more precision than the column has is rejected', () => {
+    expect(error('decimal(4, 2)', 123.4)).toBe("table db.events: field 'v' expected decimal(4, 2), got number 123.4")
+    expect(error('decimal(4, 2)', 'abc')).toMatch(/expected decimal\(4, 2\), got string 'abc'/)
+  })
+})
+
+describe('integers are range-checked', () => {
+  it('int accepts 32-bit integers only', () => {
+    expect(value('int', 2147483647)).toBe(2147483647)
+    expect(value('int', '-5')).toBe(-5)
+    expect(error('int', 2147483648)).toBe("table db.events: field 'v' expected int, got number 2147483648")
+    expect(error('int', 1.5)).toBe("table db.events: field 'v' expected int, got number 1.5")
+  })
+  it('long is a bigint; 64-bit values arrive exactly as bigint, text or lossless numbers', () => {
+    expect(value('long', 42)).toBe(42n)
+    expect(value('long', '9223372036854775807')).toBe(9223372036854775807n)
+    expect(value('long', new LosslessNumber('-9223372036854775808'))).toBe(-9223372036854775808n)
+    expect(error('long', '9223372036854775808')).toMatch(/expected long, got string '9223372036854775808'/)
+    // A JS number above 2^53 has already lost digits: refuse rather than store a wrong id.
+    expect(error('long', 2 ** 60)).toBe("table db.events: field 'v' expected long, got number 1152921504606847000")
+  })
+})
+
+describe('other primitives', () => {
+  it('dates, times, uuids, binary, fixed, booleans, floats', () => {
+    expect(value('date', '2024-05-01')).toBe(19844)
+    expect(value('date', 19844)).toBe(19844)
+    expect(error('date', '2024-05-01T00:00:00Z')).toMatch(/expected date/)
+    expect(value('time', '10:15:30.5')).toBe(36930500000n)
+    expect(value('time', 1000)).toBe(1000000n)
+    expect(Array.from(value('uuid', '123e4567-e89b-12d3-a456-426614174000') as Uint8Array).slice(0, 3)).toEqual([0x12, 0x3e, 0x45])
+    expect(error('uuid', 'not-a-uuid')).toBe("table db.events: field 'v' expected uuid, got string 'not-a-uuid'")
+    expect(Array.from(value('binary', 'AQID') as Uint8Array)).toEqual([1, 2, 3])
+    expect(error('fixed[4]', 'AQID')).toMatch(/expected fixed\[4\]/)
+    expect(value('boolean', 'true')).toBe(true)
+    expect(error('boolean', 1)).toBe("table db.events: field 'v' expected boolean, got number 1")
+    expect(value('double', 'NaN')).toBeNaN()
+    expect(value('float', '1.5')).toBe(1.5)
+  })
+  it('strings take text, numbers and booleans as text, objects as JSON text', () => {
+    expect(value('string', 'x')).toBe('x')
+    expect(value('string', 12)).toBe('12')
+    expect(value('string', { a: 1 })).toBe('{"a":1}')
+  })
+})
+
+describe('nested types', () => {
+  const schema = schemaOf([
+    { id: 1, name: 'id', required: true, type: 'long' },
+    {
+      id: 2,
+      name: 'user',
+      required: false,
+      type: { type: 'struct', fields: [{ id: 5, name: 'name', required: true, type: 'string' }] },
+    },
+    { id: 3, name: 'items', required: false, type: { type: 'list', 'element-id': 6, element: { type: 'struct', fields: [{ id: 8, name: 'price', required: false, type: 'decimal(9, 2)' }] }, 'element-required': true } },
+    { id: 4, name: 'attrs', required: false, type: { type: 'map', 'key-id': 9, key: 'string', 'value-id': 10, value: 'int', 'value-required': false } },
+  ])
+  const coerce = compileCoercer(schema, { table: 'db.orders' })
+
+  it('structs, lists and JSON objects as maps', () => {
+    const { row, unknown } = coerce({ id: 1, user: { name: 'ann' }, items: [{ price: '9.99' }], attrs: { a: 1, b: null } })
+    expect(row).toEqual({ id: 1n, user: { name: 'ann' }, items: [{ price: 999n }], attrs: new Map([['a', 1], ['b', null]]) })
+    expect(unknown).toEqual([])
+  })
+  it('missing optional fields are null; a missing required one is an error with its path', () => {
+    expect(coerce({ id: 2 }).row).toEqual({ id: 2n, user: null, items: null, attrs: null })
+    expect(() => coerce({ user: { name: 'x' } })).toThrow("table db.orders: field 'id' expected long (required), got undefined")
+    expect(() => coerce({ id: 1, user: {} })).toThrow("table db.orders: field 'user.name' expected string (required), got undefined")
+    expect(() => coerce({ id: 1, items: [{ price: 1 }, null] })).toThrow("table db.orders: field 'items[1]' expected struct (required), got null")
+  })
+  it('a bad value deep inside names the element and key', () => {
+    expect(() => coerce({ id: 1, items: [{ price: 1 }, { price: 'x' }] })).toThrow("table db.orders: field 'items[1].price' expected decimal(9, 2), got string 'x'")
+    expect(() => coerce({ id: 1, attrs: { ok: 1, bad: 'y' } })).toThrow(`table db.orders: field 'attrs["bad"]' expected int, got string 'y'`)
+    expect(() => coerce({ id: 1, items: 'none' })).toThrow("table db.orders: field 'items' expected list, got string 'none'")
+  })
+  it('unknown fields are reported with Iceberg-style paths and a sample value; null ones are not', () => {
+    const { row, unknown } = coerce({ id: 1, extra: 5, gone: null, empty: [], user: { name: 'a', age: 3 }, items: [{ price: 1, sku: 'x' }] })
+    expect(row).toEqual({ id: 1n, user: { name: 'a' }, items: [{ price: 100n }], attrs: null })
+    expect(unknown).toEqual([
+      { path: 'user.age', value: 3 },
+      { path: 'items.element.sku', value: 'x' },
+      { path: 'extra', value: 5 },
+    ])
+  })
+  it('a record that is not an object is rejected', () => {
+    expect(() => coerce([1])).toThrow('table db.orders: record expected struct, got array [1]')
+    expect(() => coerce('x')).toThrow(RecordError)
+  })
+})
+
+describe('coerceRecord', () => {
+  it('caches one compiled coercer per schema and table and counts unknown fields', () => {
+    const schema = schemaOf([{ id: 1, name: 'a', required: false, type: 'int' }])
+    expect(coerceRecord(schema, { a: 1, b: 2, c: 3 }, { table: 't' })).toMatchObject({ row: { a: 1 }, unknownFields: 2 })
+    expect(() => coerceRecord(schema, { a: 'x' }, { table: 'ns.t' })).toThrow("table ns.t: field 'a' expected int, got string 'x'")
+  })
+  it('a type the writer cannot store fails when compiling, not per record', () => {
+    expect(() => one('variant')).toThrow(SchemaError)
+  })
+})
