@@ -112,7 +112,7 @@ async function plainDecode(bytes: Uint8Array): Promise<{ schema: { fields: Recor
         new avro.streams.BlockDecoder({
           parseHook: (s: unknown) => {
             schema = s
-            return avro.Type.forSchema(s as avro.Schema, { registry: { long: longAsString } })
+            return avro.Type.forSchema(s as avro.Schema, { registry: { long: longAsString }, typeHook: (t: unknown) => (t === 'long' || (t as { type?: unknown })?.type === 'long' ? longAsString : undefined) as never })
           },
         }),
       )
