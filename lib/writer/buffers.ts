@@ -86,9 +86,16 @@ export class BufferPool<Row> {
     if (buffer.bytes >= targetFileBytes) await this.#flush(buffer, 'target-size')
   }
 
-  /** Flush every open buffer (end of the batch). */
-  async flushAll(): Promise<void> {
-    for (const buffer of [...this.#buffers.values()]) await this.#flush(buffer, 'end')
+  /**
+   * Flush every open buffer (end of the batch), `concurrency` at a time: nothing is added while
+   * this runs, so the buffered bytes only go down, and S3 latency overlaps with encoding.
+   */
+  async flushAll(concurrency = 8): Promise<void> {
+    const queue = [...this.#buffers.values()]
+    const worker = async () => {
+      for (let b = queue.shift(); b !== undefined; b = queue.shift()) await this.#flush(b, 'end')
+    }
+    await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, queue.length)) }, worker))
   }
 
   /** Drop every buffer without writing (the batch failed). */

@@ -203,7 +203,12 @@ async function prepareTables(tables: TableSet, items: Item[]): Promise<void> {
       list.push({ record: item.record, value: item.value!, schema: item.schema })
     }
   }
-  for (const [table, list] of values) await tables.prepare(table, list)
+  // A few at a time: each is a catalog round trip or three (load, maybe create, maybe evolve).
+  const queue = [...values]
+  const worker = async () => {
+    for (let next = queue.shift(); next !== undefined; next = queue.shift()) await tables.prepare(next[0], next[1])
+  }
+  await Promise.all(Array.from({ length: Math.min(8, queue.length) }, worker))
 }
 
 async function runGroup(

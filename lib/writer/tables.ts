@@ -50,6 +50,7 @@ export type Sample = { record: KafkaRecord; value: Record<string, unknown>; sche
 export class TableSet {
   readonly #deps: WriterDeps
   readonly #states = new Map<string, TableState>()
+  readonly #namespaces = new Map<string, Promise<unknown>>()
 
   constructor(deps: WriterDeps) {
     this.#deps = deps
@@ -112,9 +113,14 @@ export class TableSet {
     }
     const spec = parsePartitionBy(schema, options.partitionBy)
     try {
-      await catalog.createNamespace?.(id.namespace).catch((e: unknown) => {
-        if (!(e instanceof AlreadyExistsError)) throw e
-      })
+      let ns = this.#namespaces.get(id.namespace)
+      if (ns === undefined) {
+        ns = Promise.resolve(catalog.createNamespace?.(id.namespace)).catch((e: unknown) => {
+          if (!(e instanceof AlreadyExistsError)) throw e
+        })
+        this.#namespaces.set(id.namespace, ns)
+      }
+      await ns
       await catalog.createTable(id, { schema, spec, properties: options.properties })
     } catch (err) {
       // Another writer created it first: use theirs (and evolve it if ours has more fields).
