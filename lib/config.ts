@@ -9,8 +9,6 @@ import { ConfigError } from './errors.js'
 
 const mb = (def: number, min = 1, max = 10_240) => z.coerce.number().int().min(min).max(max).default(def)
 const int = (def: number, min = 0, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max).default(def)
-const bool = (def: boolean) =>
-  z.enum(['true', 'false', '1', '0']).default(def ? 'true' : 'false').transform((v) => v === 'true' || v === '1')
 const location = z.string().regex(/^(s3:\/\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](\/.*)?|file:\/\/.+)$/, 'expected s3://bucket/prefix or file:///path')
 
 /** Value formats understood by lib/codec. */
@@ -277,7 +275,7 @@ function validateRoutes(routes: Routes): void {
     for (const pattern of patterns) {
       if (pattern === undefined) continue
       try {
-        new RegExp(pattern)
+        RegExp(pattern)
       } catch (err) {
         throw new ConfigError('FLOE_ROUTES', `routes[${i}]: invalid regular expression ${JSON.stringify(pattern)} (${(err as Error).message})`)
       }
@@ -286,7 +284,7 @@ function validateRoutes(routes: Routes): void {
   routes.formats.forEach((rule, i) => {
     if (rule.topicPattern !== undefined) {
       try {
-        new RegExp(rule.topicPattern)
+        RegExp(rule.topicPattern)
       } catch (err) {
         throw new ConfigError('FLOE_ROUTES', `formats[${i}]: invalid regular expression ${JSON.stringify(rule.topicPattern)} (${(err as Error).message})`)
       }
