@@ -10,6 +10,7 @@ import avro from 'avsc'
 import { RecordError, SchemaError } from '../errors.js'
 import type { IcebergType, Schema } from '../schema/types.js'
 import { avroToIcebergSchema, avroToIcebergType, resolveAvroSchema, type AvroNode } from './avro-schema.js'
+import { boundedCollections } from './avro-guard.js'
 import { convertAvroValue } from './avro-values.js'
 
 /** avsc long type backed by bigint (the README's recipe): exact over the whole int64 range. */
@@ -51,7 +52,7 @@ export function avscSchema(schema: unknown): unknown {
 /** An avsc type with bigint longs and wrapped unions; `registry` carries named types across calls (references). */
 export function avscType(schema: unknown, registry: Record<string, avro.Type> = {}): avro.Type {
   registry.long ??= bigintLong as unknown as avro.Type
-  return avro.Type.forSchema(avscSchema(schema) as avro.Schema, { wrapUnions: true, registry })
+  return avro.Type.forSchema(avscSchema(schema) as avro.Schema, { wrapUnions: true, registry, typeHook: boundedCollections as never })
 }
 
 /** A writer schema compiled once (per registry id) and reused for every record. */
