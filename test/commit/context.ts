@@ -19,7 +19,7 @@ export interface TestCommit {
   /** Create `ns.<unique>` and return its name and location. */
   table(): Promise<{ name: string; location: string }>
   /** Register one batch of `files` files on one partition, from the current checkpoint, advancing it by `count`. */
-  register(table: string, opts?: { topic?: string; partition?: number; count?: number; files?: number; maxTimestamp?: number; specId?: number }): Promise<DataFile[]>
+  register(table: string, opts?: { topic?: string; partition?: number; count?: number; files?: number; maxTimestamp?: number; specId?: number; partitionTuple?: DataFile['partition'] }): Promise<DataFile[]>
   /** Paths of the live data files of the table's current snapshot (with duplicates, if any). */
   livePaths(table: string): Promise<string[]>
 }
@@ -49,7 +49,7 @@ export async function testCommit(overrides: Partial<FloeConfig> = {}): Promise<T
       const expected = await readCheckpoints(ctx, config.pipeline, [{ topic, partition }])
       const first = expected.get(key) ?? 0n
       const next = first + BigInt(opts.count ?? 10)
-      const files = Array.from({ length: opts.files ?? 1 }, () => fakeDataFile(locations.get(table)!, 5, opts.specId ?? 0))
+      const files = Array.from({ length: opts.files ?? 1 }, () => fakeDataFile(locations.get(table)!, 5, opts.specId ?? 0, opts.partitionTuple ?? []))
       const outcome = await registerBatches(ctx, {
         pipeline: config.pipeline,
         writerId: 'test-writer',
