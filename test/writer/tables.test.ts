@@ -1,0 +1,125 @@
+/**
+ * Table preparation through the injected catalog (helper D's DynamoDbCatalog on DynamoDB Local):
+ * auto-creation with partitionBy / idColumns / `_kafka`, schema evolution committed before the
+ * rows are written (retrying on conflict), and unknown fields ignored and counted.
+ */
+import { parquetReadObjects, parquetSchema, parquetMetadataAsync } from 'hyparquet'
+import { compressors } from 'hyparquet-compressors'
+import { describe, expect, it } from 'vitest'
+import { addSchema, currentSchema } from '../../lib/iceberg/metadata.js'
+import { writeBatch } from '../../lib/writer/pipeline.js'
+import type { WriterCatalog } from '../../lib/writer/types.js'
+import { deadLetterLines, kafkaEvent, registered, writerSetup } from './support.js'
+
+const routes = (extra: Record<string, unknown> = {}) => JSON.stringify({ defaultNamespace: 'db', routes: [{ topic: 'events', table: 'events' }], ...extra })
+const id = { namespace: 'db', name: 'events' }
+
+async function firstFileRows(s: Awaited<ReturnType<typeof writerSetup>>, batchIndex = -1) {
+  const reg = (await registered(s.control)).get('db.events')!
+  const batch = reg.batches.sort((a, b) => Number(a.ranges[0]!.firstOffset - b.ranges[0]!.firstOffset)).at(batchIndex)!
+  const file = reg.files.get(batch.batchId)![0]!
+  const bytes = await s.io.read(file.filePath)
+  const buf = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer
+  return { file, rows: (await parquetReadObjects({ file: buf, compressors })) as Record<string, unknown>[], metadata: await parquetMetadataAsync(buf) }
+}
+
+describe('tables', () => {
+  it('auto-creates a table from the records with partitionBy, idColumns and the _kafka column', async () => {
+    const s = await writerSetup({
+      FLOE_ROUTES: routes({ tables: { events: { partitionBy: ['day(ts)'], idColumns: ['id'], kafkaMetadata: ['topic', 'partition', 'offset', 'key'] } } }),
+    })
+    const r = await writeBatch(
+      s.deps,
+      kafkaEvent([
+        { topic: 'events', partition: 3, offset: 7, key: 'k7', value: { id: 1, ts: '2024-05-01T10:00:00Z', v: 1.5 } },
+        { topic: 'events', partition: 3, offset: 9, key: null, value: { id: 2, ts: '2024-05-02T10:00:00Z', v: 2 } },
+      ]),
+    )
+    expect(r.tables).toMatchObject([{ table: 'db.events', rows: 2, files: 2, created: true }])
+    const { metadata } = await s.catalog.loadTable(id)
+    const schema = currentSchema(metadata)
+    const byName = Object.fromEntries(schema.fields.map((f) => [f.name, f]))
+    expect(byName.id).toMatchObject({ required: true, type: 'long' })
+    expect(schema['identifier-field-ids']).toEqual([byName.id!.id])
+    expect(byName.ts!.type).toBe('timestamptz')
+    expect(byName._kafka!.type).toMatchObject({ type: 'struct', fields: [{ name: 'topic' }, { name: 'partition' }, { name: 'offset' }, { name: 'key' }] })
+    expect(metadata['partition-specs'][0]!.fields).toMatchObject([{ name: 'ts_day', transform: 'day', 'source-id': byName.ts!.id }])
+    const reg = (await registered(s.control)).get('db.events')!
+    const paths = [...reg.files.values()].flat().map((f) => f.filePath).sort()
+    expect(paths[0]).toMatch(/\/data\/ts_day=2024-05-01\/[^/]+\.parquet$/)
+    expect(paths[1]).toMatch(/\/data\/ts_day=2024-05-02\/[^/]+\.parquet$/)
+    const { rows } = await firstFileRows(s, 0)
+    expect(rows[0]!._kafka).toMatchObject({ topic: 'events', partition: 3, offset: 7n })
+  })
+
+  it('adds unknown fields as optional columns through the catalog before writing them', async () => {
+    const s = await writerSetup({ FLOE_ROUTES: routes() })
+    await writeBatch(s.deps, kafkaEvent([{ topic: 'events', partition: 0, offset: 0, value: { id: 1 } }]))
+    const r = await writeBatch(s.deps, kafkaEvent([{ topic: 'events', partition: 0, offset: 1, value: { id: 2, extra: 'new', nested: { a: true } } }]))
+    expect(r.tables[0]).toMatchObject({ rows: 1, evolvedToSchemaId: 1, schemaId: 1 })
+    const schema = currentSchema((await s.catalog.loadTable(id)).metadata)
+    expect(schema.fields.map((f) => [f.name, f.required])).toEqual([
+      ['id', false],
+      ['extra', false],
+      ['nested', false],
+    ])
+    const { rows, metadata } = await firstFileRows(s)
+    expect(rows).toEqual([{ id: 2n, extra: 'new', nested: { a: true } }])
+    // The file carries the new schema's field ids.
+    const extraId = schema.fields.find((f) => f.name === 'extra')!.id
+    expect(parquetSchema(metadata).children.find((c) => c.element.name === 'extra')!.element.field_id).toBe(extraId)
+    const reg = (await registered(s.control)).get('db.events')!
+    expect(reg.batches.map((b) => b.schemaId).sort()).toEqual([0, 1])
+  })
+
+  it('retries a schema change that lost a commit race, on top of the other change', async () => {
+    const s = await writerSetup({ FLOE_ROUTES: routes() })
+    await writeBatch(s.deps, kafkaEvent([{ topic: 'events', partition: 0, offset: 0, value: { id: 1 } }]))
+    let raced = false
+    const racing: WriterCatalog = {
+      loadTable: (i) => s.catalog.loadTable(i),
+      createTable: (i, req) => s.catalog.createTable(i, req),
+      async commit(i, req) {
+        if (!raced) {
+          raced = true
+          // Another writer adds 'other' between our load and our commit.
+          const base = await s.catalog.loadTable(i)
+          const schema = currentSchema(base.metadata)
+          const theirs = { ...schema, fields: [...schema.fields, { id: base.metadata['last-column-id'] + 1, name: 'other', required: false, type: 'string' }] }
+          await s.catalog.commit(i, { base: base.metadataLocation, metadata: addSchema(base.metadata, theirs) })
+        }
+        return s.catalog.commit(i, req)
+      },
+    }
+    const r = await writeBatch({ ...s.deps, catalog: racing }, kafkaEvent([{ topic: 'events', partition: 0, offset: 1, value: { id: 2, mine: 5 } }]))
+    expect(raced).toBe(true)
+    expect(r.tables[0]!.rows).toBe(1)
+    const schema = currentSchema((await s.catalog.loadTable(id)).metadata)
+    expect(schema.fields.map((f) => f.name)).toEqual(['id', 'other', 'mine'])
+    expect(new Set(schema.fields.map((f) => f.id)).size).toBe(3)
+  })
+
+  it('ignores and counts unknown fields when evolveSchema is off', async () => {
+    const s = await writerSetup({ FLOE_ROUTES: routes({ tables: { events: { evolveSchema: false } } }) })
+    await writeBatch(s.deps, kafkaEvent([{ topic: 'events', partition: 0, offset: 0, value: { id: 1 } }]))
+    const r = await writeBatch(
+      s.deps,
+      kafkaEvent([
+        { topic: 'events', partition: 0, offset: 1, value: { id: 2, x: 1, y: 2 } },
+        { topic: 'events', partition: 0, offset: 2, value: { id: 3, x: 1 } },
+      ]),
+    )
+    expect(r.tables[0]).toMatchObject({ rows: 2, unknownFieldsIgnored: 3, schemaId: 0 })
+    expect(r.tables[0]!.evolvedToSchemaId).toBeUndefined()
+    expect(currentSchema((await s.catalog.loadTable(id)).metadata).fields.map((f) => f.name)).toEqual(['id'])
+  })
+
+  it('dead-letters the records of a missing table when autoCreate is off, and still advances the checkpoint', async () => {
+    const s = await writerSetup({ FLOE_ROUTES: routes({ tables: { events: { autoCreate: false } } }) })
+    const r = await writeBatch(s.deps, kafkaEvent([{ topic: 'events', partition: 0, offset: 4, value: { id: 1 } }]))
+    expect(r).toMatchObject({ outcome: 'registered', deadLetters: 1 })
+    const lines = await deadLetterLines(s.io, s.deps.config.dlq)
+    expect(lines).toMatchObject([{ offset: '4', table: 'db.events', stage: 'schema' }])
+    expect(lines[0]!.reason).toMatch(/table db.events does not exist and autoCreate is off/)
+  })
+})
