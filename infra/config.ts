@@ -23,7 +23,8 @@ export const STACK_SETTINGS = [
 
 const arn = (service: string, resource: string) =>
   z.string().regex(new RegExp(`^arn:aws[a-z-]*:${service}:[a-z0-9-]+:\\d{12}:${resource}`), `expected an ${service} ARN (${resource}…)`)
-const topicName = z.string().regex(/^[A-Za-z0-9._-]{1,249}$/, 'Kafka topic names are 1-249 of [A-Za-z0-9._-]')
+/** Kafka allows 1-249 of [A-Za-z0-9._-]; the mapping's Topics pattern also wants 2+ characters, not starting with '.'. */
+const topicName = z.string().regex(/^[A-Za-z0-9_-][A-Za-z0-9._-]{1,248}$/, "2-249 of [A-Za-z0-9._-], not starting with '.'")
 /** Values CloudWatch Logs accepts as retention (RetentionDays). */
 const RETENTION_DAYS = [1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653] as const
 

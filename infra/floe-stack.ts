@@ -43,6 +43,7 @@ export class FloeStack extends Stack {
   readonly catalog: Catalog
   readonly kafka: KafkaSource
   readonly monitoring: Monitoring
+  readonly outputs: CfnOutput[]
 
   constructor(scope: Construct, id: string, props: FloeStackProps = {}) {
     super(scope, id, props)
@@ -127,14 +128,18 @@ export class FloeStack extends Stack {
       alarmTopicArn: c.alarmTopicArn,
     })
 
-    this.acknowledgeFindings(failedBatches)
-    new CfnOutput(this, 'WarehouseUrl', { value: this.warehouse.warehouseUrl, description: 'FLOE_WAREHOUSE' })
-    new CfnOutput(this, 'DeadLetterUrl', { value: this.warehouse.deadLetterUrl, description: 'FLOE_DLQ' })
-    new CfnOutput(this, 'ControlTableName', { value: this.control.table.tableName, description: 'FLOE_CONTROL_TABLE' })
-    if (this.catalog.table) new CfnOutput(this, 'CatalogTableName', { value: this.catalog.table.tableName, description: 'FLOE_CATALOG_TABLE' })
-    new CfnOutput(this, 'WriterFunctionName', { value: this.writer.functionName })
-    new CfnOutput(this, 'CommitterFunctionName', { value: this.committer.functionName })
-    new CfnOutput(this, 'FailedBatchesBucket', { value: failedBatches.bucketName, description: 'Kafka batches the mapping gave up on (retries exhausted)' })
+    this.acknowledgeFindings()
+    const outputs: [string, string, string?][] = [
+      ['WarehouseUrl', this.warehouse.warehouseUrl, 'FLOE_WAREHOUSE'],
+      ['DeadLetterUrl', this.warehouse.deadLetterUrl, 'FLOE_DLQ'],
+      ['ControlTableName', this.control.table.tableName, 'FLOE_CONTROL_TABLE'],
+      ...(this.catalog.table ? [['CatalogTableName', this.catalog.table.tableName, 'FLOE_CATALOG_TABLE'] as [string, string, string]] : []),
+      ['WriterFunctionName', this.writer.functionName],
+      ['CommitterFunctionName', this.committer.functionName],
+      ['FailedBatchesBucket', failedBatches.bucketName, 'Kafka batches the mapping gave up on (retries exhausted)'],
+      ['DashboardName', this.monitoring.dashboard.dashboardName],
+    ]
+    this.outputs = outputs.map(([outputId, value, description]) => new CfnOutput(this, outputId, { value, description }))
   }
 
   /** Schema registries the writer's decoders read (only when a format needs one). */
@@ -156,8 +161,7 @@ export class FloeStack extends Stack {
   }
 
   /** cdk-nag (AwsSolutions) findings that are deliberate, each with its reason. */
-  private acknowledgeFindings(failedBatches: Construct): void {
-    void failedBatches
+  private acknowledgeFindings(): void {
     for (const fn of [this.writer, this.committer]) {
       Validations.of(fn).acknowledge({
         id: 'AwsSolutions-L1',

@@ -92,6 +92,8 @@ export class FloeFunction extends NodejsFunction {
         mainFields: ['module', 'main'],
         banner: ESM_BANNER,
         minify: true,
+        // Error classes report their name (ConfigError, FencedError…) in logs: keep it through minification.
+        keepNames: true,
         sourceMap: true,
         sourcesContent: false,
         // Everything is bundled, the AWS SDK included: the versions the tests ran against, not

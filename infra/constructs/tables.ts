@@ -11,6 +11,7 @@ import * as iam from 'aws-cdk-lib/aws-iam'
 import { Construct } from 'constructs'
 import { CATALOG_TABLE } from '../../lib/catalog/table-def.js'
 import { CONTROL_TABLE } from '../../lib/control/table-def.js'
+import { acknowledgeWildcardResources, policyScope } from '../nag.js'
 
 type KeyDef = { readonly name: string; readonly type: 'S' | 'N' | 'B' }
 const attr = (k: KeyDef): dynamodb.Attribute => ({ name: k.name, type: k.type as dynamodb.AttributeType })
@@ -103,17 +104,15 @@ export class Catalog extends Construct {
       return
     }
     const stack = Stack.of(this)
-    const arn = (resource: string) => stack.formatArn({ service: 'glue', resource, resourceName: undefined })
+    const tables = stack.formatArn({ service: 'glue', resource: 'table', resourceName: `${this.databaseName}/*` })
     grantee.grantPrincipal.addToPrincipalPolicy(
       new iam.PolicyStatement({
         sid: 'GlueCatalog',
         actions: ['glue:GetDatabase', 'glue:GetTable', 'glue:GetTables', 'glue:CreateTable', 'glue:UpdateTable'],
-        resources: [
-          arn('catalog'),
-          stack.formatArn({ service: 'glue', resource: 'database', resourceName: this.databaseName }),
-          stack.formatArn({ service: 'glue', resource: 'table', resourceName: `${this.databaseName}/*` }),
-        ],
+        // Glue authorizes table actions on the catalog, the database and the table.
+        resources: [stack.formatArn({ service: 'glue', resource: 'catalog' }), stack.formatArn({ service: 'glue', resource: 'database', resourceName: this.databaseName }), tables],
       }),
     )
+    acknowledgeWildcardResources(policyScope(grantee), [tables], 'Tables are created at run time (auto-create from routes); access is limited to the one database the stack owns.')
   }
 }

@@ -1,0 +1,248 @@
+import { Match } from 'aws-cdk-lib/assertions'
+import { AwsSolutionsChecks } from 'cdk-nag'
+import { describe, expect, it } from 'vitest'
+import { VPC_ACCESS_ACTIONS } from '../../infra/constructs/kafka-source.js'
+import { CATALOG_TABLE } from '../../lib/catalog/table-def.js'
+import { loadConfig } from '../../lib/config.js'
+import { CONTROL_TABLE } from '../../lib/control/table-def.js'
+import { MINIMAL, MSK_ARN, cdkJsonContext, resolveIntrinsics, synth, type Synthesized } from './stack-fixture.js'
+
+const minimal = synth()
+const resources = (s: Synthesized, type: string) => Object.entries(s.template.findResources(type)) as [string, { Properties: Record<string, any> }][]
+const fnEnv = (s: Synthesized, logicalPrefix: string) => {
+  const found = resources(s, 'AWS::Lambda::Function').find(([id]) => id.startsWith(logicalPrefix))
+  if (!found) throw new Error(`no function ${logicalPrefix}`)
+  return found[1].Properties.Environment.Variables as Record<string, unknown>
+}
+
+/** Every IAM policy statement in the template, with where it came from. */
+function statements(s: Synthesized): { where: string; Action: string | string[]; Resource: unknown; Effect: string }[] {
+  const out: { where: string; Action: string | string[]; Resource: unknown; Effect: string }[] = []
+  for (const [id, r] of resources(s, 'AWS::IAM::Policy')) for (const st of r.Properties.PolicyDocument.Statement) out.push({ where: id, ...st })
+  for (const [id, r] of resources(s, 'AWS::IAM::Role')) {
+    for (const p of r.Properties.Policies ?? []) for (const st of p.PolicyDocument.Statement) out.push({ where: `${id}/${p.PolicyName}`, ...st })
+  }
+  for (const [id, r] of resources(s, 'AWS::IAM::ManagedPolicy')) for (const st of r.Properties.PolicyDocument.Statement) out.push({ where: id, ...st })
+  return out
+}
+const list = <T>(v: T | T[]) => (Array.isArray(v) ? v : [v])
+
+describe('FloeStack', () => {
+  it('one Kafka event source mapping per topic with the configured batch size, window, position and group', () => {
+    const s = synth({ ...MINIMAL, batchSize: 2_500, maxBatchingWindowSeconds: 120, startingPosition: 'LATEST', consumerGroupId: 'ingest' })
+    s.template.resourceCountIs('AWS::Lambda::EventSourceMapping', 2)
+    for (const topic of ['orders', 'clicks']) {
+      s.template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+        EventSourceArn: MSK_ARN,
+        Topics: [topic],
+        BatchSize: 2_500,
+        MaximumBatchingWindowInSeconds: 120,
+        StartingPosition: 'LATEST',
+        AmazonManagedKafkaEventSourceConfig: { ConsumerGroupId: `ingest.${topic}` },
+        FunctionName: { Ref: Match.stringLikeRegexp('^Writer') },
+        DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [Match.stringLikeRegexp('^FailedBatches'), 'Arn'] } } },
+      })
+    }
+  })
+
+  it('defaults: 10,000 records and a 30 s batching window', () => {
+    minimal.template.hasResourceProperties('AWS::Lambda::EventSourceMapping', { BatchSize: 10_000, MaximumBatchingWindowInSeconds: 30, StartingPosition: 'TRIM_HORIZON' })
+  })
+
+  it('self-managed Kafka: bootstrap servers, SASL secret, subnets and security groups', () => {
+    const secret = 'arn:aws:secretsmanager:eu-west-1:111122223333:secret:kafka-AbCdEf'
+    const s = synth({ bootstrapServers: ['b1.example.com:9096', 'b2.example.com:9096'], kafkaSecretArn: secret, topics: ['t1'], subnetIds: ['subnet-0a1', 'subnet-0b2'], securityGroupIds: ['sg-0c3'] })
+    s.template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      SelfManagedEventSource: { Endpoints: { KafkaBootstrapServers: ['b1.example.com:9096', 'b2.example.com:9096'] } },
+      SelfManagedKafkaEventSourceConfig: { ConsumerGroupId: 'floe-floe' },
+      Topics: ['t1'],
+      SourceAccessConfigurations: [
+        { Type: 'SASL_SCRAM_512_AUTH', URI: secret },
+        { Type: 'VPC_SUBNET', URI: 'subnet:subnet-0a1' },
+        { Type: 'VPC_SUBNET', URI: 'subnet:subnet-0b2' },
+        { Type: 'VPC_SECURITY_GROUP', URI: 'security_group:sg-0c3' },
+      ],
+    })
+    const secretReads = statements(s).filter((st) => list(st.Action).includes('secretsmanager:GetSecretValue'))
+    expect(secretReads.map((st) => st.Resource)).toEqual([secret])
+  })
+
+  it('the committer runs on an EventBridge Scheduler schedule, every minute by default', () => {
+    minimal.template.hasResourceProperties('AWS::Scheduler::Schedule', {
+      ScheduleExpression: 'rate(1 minute)',
+      State: 'ENABLED',
+      Target: { Arn: { 'Fn::GetAtt': [Match.stringLikeRegexp('^Committer'), 'Arn'] }, RetryPolicy: { MaximumRetryAttempts: 0 } },
+    })
+    synth({ ...MINIMAL, commitSchedule: 'rate(5 minutes)' }).template.hasResourceProperties('AWS::Scheduler::Schedule', { ScheduleExpression: 'rate(5 minutes)' })
+  })
+
+  it('alarms on writer errors, consumer lag, pending backlog, commit failures, committer errors and dead letters', () => {
+    const alarms = resources(minimal, 'AWS::CloudWatch::Alarm').map(([, r]) => r.Properties)
+    const byMetric = new Map(alarms.map((a) => [`${a.Namespace}/${a.MetricName}`, a]))
+    expect([...byMetric.keys()].sort()).toEqual(['AWS/Lambda/Errors', 'AWS/Lambda/OffsetLag', 'Floe/CommitFailures', 'Floe/DeadLetters', 'Floe/PendingBatches'].sort())
+    expect(alarms).toHaveLength(6) // Errors twice: writer and committer
+    expect(byMetric.get('AWS/Lambda/OffsetLag')).toMatchObject({ Statistic: 'Maximum', Threshold: 100_000, Dimensions: [{ Name: 'FunctionName', Value: { Ref: expect.stringMatching(/^Writer/) } }] })
+    // Powertools EMF metrics carry the `service` dimension = POWERTOOLS_SERVICE_NAME = pipeline.
+    expect(byMetric.get('Floe/PendingBatches')).toMatchObject({ Threshold: 800, Dimensions: [{ Name: 'service', Value: 'floe' }] })
+    expect(fnEnv(minimal, 'Committer').POWERTOOLS_SERVICE_NAME).toBe('floe')
+    minimal.template.resourceCountIs('AWS::CloudWatch::Dashboard', 1)
+  })
+
+  it('the pending-backlog alarm follows FLOE_MAX_PENDING_BATCHES', () => {
+    const s = synth({ ...MINIMAL, settings: { FLOE_MAX_PENDING_BATCHES: 100 } })
+    s.template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'PendingBatches', Threshold: 80 })
+    expect(fnEnv(s, 'Writer').FLOE_MAX_PENDING_BATCHES).toBe('100')
+  })
+
+  it('every bucket denies requests without TLS, blocks public access and encrypts', () => {
+    const buckets = resources(minimal, 'AWS::S3::Bucket')
+    expect(buckets.length).toBe(3) // warehouse, failed batches, access logs
+    for (const [id, b] of buckets) {
+      expect(b.Properties.PublicAccessBlockConfiguration, id).toEqual({ BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true })
+      expect(b.Properties.BucketEncryption.ServerSideEncryptionConfiguration[0].ServerSideEncryptionByDefault.SSEAlgorithm, id).toBe('AES256')
+      expect(b.Properties.VersioningConfiguration, id).toBeUndefined()
+      minimal.template.hasResourceProperties('AWS::S3::BucketPolicy', {
+        Bucket: { Ref: id },
+        PolicyDocument: {
+          Statement: Match.arrayWith([
+            Match.objectLike({ Effect: 'Deny', Action: 's3:*', Principal: { AWS: '*' }, Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+          ]),
+        },
+      })
+    }
+  })
+
+  it('dead letters expire under their prefix; table files do not', () => {
+    minimal.template.hasResourceProperties('AWS::S3::Bucket', {
+      LifecycleConfiguration: { Rules: Match.arrayWith([Match.objectLike({ Id: 'expire-dead-letters', Prefix: 'dead-letters/', ExpirationInDays: 30, Status: 'Enabled' })]) },
+    })
+    const rules = resources(minimal, 'AWS::S3::Bucket').flatMap(([, b]) => b.Properties.LifecycleConfiguration?.Rules ?? [])
+    expect(rules.filter((r: { ExpirationInDays?: number; Prefix?: string }) => r.ExpirationInDays !== undefined && (r.Prefix ?? '').startsWith('warehouse'))).toEqual([])
+  })
+
+  it('the control table has the CONTROL_TABLE keys, index and TTL, on demand with PITR', () => {
+    minimal.template.hasResourceProperties('AWS::DynamoDB::Table', {
+      KeySchema: [
+        { AttributeName: CONTROL_TABLE.partitionKey.name, KeyType: 'HASH' },
+        { AttributeName: CONTROL_TABLE.sortKey.name, KeyType: 'RANGE' },
+      ],
+      BillingMode: 'PAY_PER_REQUEST',
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+      TimeToLiveSpecification: { AttributeName: CONTROL_TABLE.ttlAttribute, Enabled: true },
+      GlobalSecondaryIndexes: [
+        Match.objectLike({
+          IndexName: CONTROL_TABLE.indexes[0].name,
+          KeySchema: [
+            { AttributeName: CONTROL_TABLE.indexes[0].partitionKey.name, KeyType: 'HASH' },
+            { AttributeName: CONTROL_TABLE.indexes[0].sortKey.name, KeyType: 'RANGE' },
+          ],
+        }),
+      ],
+    })
+  })
+
+  it('the catalog table is in Iceberg Java DynamoDbCatalog layout (CATALOG_TABLE)', () => {
+    synth({ ...MINIMAL, catalogTableName: 'iceberg' }).template.hasResourceProperties('AWS::DynamoDB::Table', {
+      TableName: 'iceberg',
+      KeySchema: [
+        { AttributeName: CATALOG_TABLE.partitionKey.name, KeyType: 'HASH' },
+        { AttributeName: CATALOG_TABLE.sortKey.name, KeyType: 'RANGE' },
+      ],
+      GlobalSecondaryIndexes: [Match.objectLike({ IndexName: CATALOG_TABLE.indexes[0].name })],
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+    })
+  })
+
+  it('catalog glue: a Glue database, Glue actions scoped to it, no catalog table', () => {
+    const s = synth({ ...MINIMAL, catalog: 'glue', glueDatabase: 'lake' })
+    s.template.hasResourceProperties('AWS::Glue::Database', { DatabaseInput: { Name: 'lake' } })
+    s.template.resourceCountIs('AWS::DynamoDB::Table', 1)
+    const glue = statements(s).filter((st) => list(st.Action).some((a) => a.startsWith('glue:')))
+    expect(glue.length).toBe(2) // writer and committer
+    for (const st of glue) {
+      const arns = JSON.stringify(st.Resource)
+      expect(arns).toContain(':database/lake')
+      expect(arns).toContain(':table/lake/*')
+      expect(arns).not.toContain('"*"')
+    }
+    const env = fnEnv(s, 'Writer')
+    expect(env.FLOE_CATALOG).toBe('glue')
+    expect(JSON.parse(env.FLOE_ROUTES as string).defaultNamespace).toBe('lake')
+  })
+
+  it('each function\'s environment passes the functions\' own config parser (lib/config.ts loadConfig)', () => {
+    for (const fn of ['Writer', 'Committer']) {
+      const env = resolveIntrinsics(fnEnv(minimal, fn)) as Record<string, string>
+      const config = loadConfig(env)
+      expect(config.pipeline).toBe('floe')
+      expect(config.warehouse).toMatch(/^s3:\/\/ref-warehousebucket[0-9a-f]+\/warehouse$/)
+      expect(config.catalog).toBe('dynamodb')
+    }
+    const writer = loadConfig(resolveIntrinsics(fnEnv(minimal, 'Writer')) as Record<string, string>)
+    expect(writer.dlq).toMatch(/^s3:\/\/ref-warehousebucket[0-9a-f]+\/dead-letters$/)
+    expect(writer.memoryBudgetBytes).toBe(256 * 1024 * 1024)
+  })
+
+  it('functions: arm64, nodejs22.x, ESM bundle handler, log groups with retention', () => {
+    for (const [, f] of resources(minimal, 'AWS::Lambda::Function')) {
+      expect(f.Properties).toMatchObject({ Architectures: ['arm64'], Runtime: 'nodejs22.x', Handler: 'index.handler' })
+    }
+    for (const [, g] of resources(minimal, 'AWS::Logs::LogGroup')) expect(g.Properties.RetentionInDays).toBe(30)
+  })
+
+  describe('IAM least privilege', () => {
+    const variants: [string, Synthesized][] = [
+      ['MSK with IAM auth', minimal],
+      ['self-managed in a VPC', synth({ bootstrapServers: ['b:9096'], kafkaSecretArn: 'arn:aws:secretsmanager:eu-west-1:111122223333:secret:k-AbCdEf', topics: ['t1'], subnetIds: ['subnet-01'], securityGroupIds: ['sg-01'] })],
+      ['glue catalog with avro-glue', synth({ ...MINIMAL, catalog: 'glue', glueDatabase: 'lake', valueFormat: 'avro-glue' })],
+    ]
+
+    it.each(variants)('%s: no statement allows a wildcard action, and `*` resources only for actions without resource-level permissions', (_name, s) => {
+      const all = statements(s).filter((st) => st.Effect === 'Allow')
+      expect(all.length).toBeGreaterThan(5)
+      for (const st of all) {
+        for (const action of list(st.Action)) expect(action, `${st.where}: ${action}`).not.toMatch(/\*/)
+        if (list(st.Resource).includes('*')) {
+          expect(list(st.Action).every((a) => VPC_ACCESS_ACTIONS.includes(a)), `${st.where}: ${JSON.stringify(st.Action)} on *`).toBe(true)
+        }
+      }
+      // No AWS managed policies (AWSLambdaBasicExecutionRole, AWSLambdaMSKExecutionRole grant on every resource).
+      for (const [id, r] of resources(s, 'AWS::IAM::Role')) expect(r.Properties.ManagedPolicyArns, id).toBeUndefined()
+    })
+
+    it('MSK IAM auth: kafka-cluster actions scoped to the cluster, each topic and each group', () => {
+      const kc = statements(minimal).filter((st) => list(st.Action).some((a) => a.startsWith('kafka-cluster:')))
+      const byAction = Object.fromEntries(kc.flatMap((st) => list(st.Action).map((a) => [a, list(st.Resource)])))
+      const base = MSK_ARN.replace(':cluster/', ':')
+      expect(byAction['kafka-cluster:Connect']).toEqual([MSK_ARN])
+      expect(byAction['kafka-cluster:DescribeClusterDynamicConfiguration']).toEqual([MSK_ARN])
+      const topic = (t: string) => base.replace(':events/', ':topic/events/') + `/${t}`
+      const group = (g: string) => base.replace(':events/', ':group/events/') + `/${g}`
+      expect(byAction['kafka-cluster:ReadData']).toEqual([topic('orders'), topic('clicks')])
+      expect(byAction['kafka-cluster:DescribeTopic']).toEqual([topic('orders'), topic('clicks')])
+      expect(byAction['kafka-cluster:AlterGroup']).toEqual([group('floe-floe.orders'), group('floe-floe.clicks')])
+      expect(byAction['kafka-cluster:DescribeGroup']).toEqual([group('floe-floe.orders'), group('floe-floe.clicks')])
+    })
+
+    it('S3: the writer may only put dead letters, the committer none; neither gets the whole bucket', () => {
+      const s3 = statements(minimal).filter((st) => list(st.Action).some((a) => a.startsWith('s3:')))
+      const text = (st: { Resource: unknown }) => JSON.stringify(st.Resource)
+      const deadLetter = s3.filter((st) => text(st).includes('/dead-letters/*'))
+      expect(deadLetter.map((st) => [st.where.replace(/[0-9A-F]{8}$/, ''), st.Action])).toEqual([['WriterRoleDefaultPolicy', ['s3:PutObject', 's3:AbortMultipartUpload']]])
+      for (const st of s3) expect(text(st), st.where).not.toMatch(/WarehouseBucket[0-9A-F]+","Arn"\]\},"\/\*"/)
+    })
+  })
+
+  it('cdk-nag AwsSolutions: no unacknowledged findings', () => {
+    for (const s of [minimal, synth({ ...MINIMAL, catalog: 'glue', glueDatabase: 'lake' }), synth({ bootstrapServers: ['b:9096'], kafkaAuth: 'none', topics: ['t1'], subnetIds: ['subnet-01'], securityGroupIds: ['sg-01'] })]) {
+      const report = new AwsSolutionsChecks().validateScope(s.stack)
+      const findings = report.violations.map((v) => `${v.severity} ${v.ruleName} at ${v.violatingResources.map((r) => r.constructPath).join(', ')}`)
+      expect(findings).toEqual([])
+    }
+  })
+
+  it('the example context in cdk.json synthesizes (what `npm run synth` deploys)', () => {
+    const s = synth({}, cdkJsonContext())
+    s.template.resourceCountIs('AWS::Lambda::EventSourceMapping', (cdkJsonContext().topics as string[]).length)
+  })
+})
