@@ -53,6 +53,54 @@ describe('writeBatch', () => {
     expect(await checkpoints(s.control)).toEqual({ 'events-0': '7' })
   })
 
+  it('registers the rest when another writer registered part of its batch while it was writing', async () => {
+    const s = await writerSetup({ FLOE_ROUTES: ROUTES })
+    await writeBatch(s.deps, kafkaEvent(recs([0])), { writerId: 'setup' })
+    let reached!: () => void
+    const reachedP = new Promise<void>((r) => (reached = r))
+    let open!: () => void
+    const gate = new Promise<void>((r) => (open = r))
+    const slow = {
+      ...s.deps,
+      decoders: {
+        decodeValue: async (rec: Parameters<typeof s.deps.decoders.decodeValue>[0]) => {
+          reached()
+          await gate
+          return s.deps.decoders.decodeValue(rec)
+        },
+      },
+    }
+    // The slow writer has read the checkpoint (1) when the fast one registers 1..4.
+    const slowRun = writeBatch(slow, kafkaEvent(recs([1, 2, 3, 4, 5, 6])), { writerId: 'slow' })
+    await reachedP
+    const fast = await writeBatch(s.deps, kafkaEvent(recs([1, 2, 3, 4])), { writerId: 'fast' })
+    open()
+    const late = await slowRun
+    expect(fast.outcome).toBe('registered')
+    expect(late).toMatchObject({ outcome: 'registered', tables: [{ table: 'db.events', rows: 2, files: 1 }] })
+    const reg = (await registered(s.control)).get('db.events')!
+    const ranges = reg.batches.flatMap((b) => b.ranges.map((r) => [r.firstOffset, r.nextOffset, r.records])).sort((a, b) => Number((a[0] as bigint) - (b[0] as bigint)))
+    expect(ranges).toEqual([
+      [0n, 1n, 1],
+      [1n, 5n, 4],
+      [5n, 7n, 2],
+    ])
+    expect(await dataFiles(s)).toEqual([...reg.files.values()].flat().map((f) => f.filePath).sort())
+  })
+
+  it('splits a batch spanning more partitions than one transaction holds into fenced groups', async () => {
+    const s = await writerSetup({ FLOE_ROUTES: ROUTES })
+    const records = Array.from({ length: 150 }, (_, p) => recs([p * 10, p * 10 + 3], p)).flat()
+    const r = await writeBatch(s.deps, kafkaEvent(records))
+    expect(r.transactions).toBe(2)
+    // One file per (table, partition value) per group: two groups → two files.
+    expect(r.tables).toMatchObject([{ table: 'db.events', rows: 300, files: 2 }])
+    const cps = await checkpoints(s.control)
+    expect(Object.keys(cps)).toHaveLength(150)
+    expect(cps['events-149']).toBe('1494')
+    expect((await registered(s.control)).get('db.events')!.batches).toHaveLength(2)
+  })
+
   it('registers only the new records of a redelivered batch that starts below the checkpoint', async () => {
     const s = await writerSetup({ FLOE_ROUTES: ROUTES })
     await writeBatch(s.deps, kafkaEvent(recs([0, 1, 2, 3, 4])))
