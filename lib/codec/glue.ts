@@ -57,6 +57,28 @@ export function glueFrame(schemaVersionId: string, payload: Uint8Array, compress
   return Uint8Array.from([GLUE_HEADER_VERSION, compression === 'zlib' ? GLUE_COMPRESSION_ZLIB : GLUE_COMPRESSION_NONE, ...id, ...body])
 }
 
+/**
+ * Run a request with an abort signal, and give up after `ms` even if the request ignores the
+ * signal (the SDK's retries with backoff can otherwise outlast the registry timeout).
+ */
+async function withTimeout<T>(run: (signal: AbortSignal) => Promise<T>, ms: number): Promise<T> {
+  const controller = new AbortController()
+  let timer: NodeJS.Timeout | undefined
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const err = new Error(`timed out after ${ms} ms`)
+      err.name = 'TimeoutError'
+      controller.abort(err)
+      reject(err)
+    }, ms)
+  })
+  try {
+    return await Promise.race([run(controller.signal), timeout])
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
 const NOT_FOUND = new Set(['EntityNotFoundException', 'InvalidInputException'])
 
 export class GlueRegistry {
@@ -73,7 +95,7 @@ export class GlueRegistry {
     const { GetSchemaVersionCommand } = await import('@aws-sdk/client-glue')
     let out: { SchemaDefinition?: string; DataFormat?: string }
     try {
-      out = await this.glue().send(new GetSchemaVersionCommand({ SchemaVersionId: schemaVersionId }), { abortSignal: AbortSignal.timeout(this.timeoutMs) })
+      out = await withTimeout((abortSignal) => this.glue().send(new GetSchemaVersionCommand({ SchemaVersionId: schemaVersionId }), { abortSignal }), this.timeoutMs)
     } catch (err) {
       const name = (err as Error).name
       if (NOT_FOUND.has(name)) return { found: false, reason: `Glue schema version ${schemaVersionId} not found (${name}: ${(err as Error).message})` }

@@ -31,6 +31,31 @@ function decoders(extra: Record<string, string> = {}, url = registry.url) {
   return createDecoders(config, createClients({ region: 'us-east-1' }))
 }
 
+describe('the loopback test registry', () => {
+  it('speaks the subjects and versions API with the registry error codes', async () => {
+    const local = await startTestRegistry({ firstId: 100 })
+    try {
+      const v1 = await local.register('s-value', userV1)
+      const again = await local.register('s-value', userV1)
+      const v2 = await local.register('s-value', userV2)
+      expect([v1, again, v2]).toEqual([100, 100, 101])
+      const get = async (path: string) => {
+        const res = await fetch(`${local.url}${path}`)
+        return { status: res.status, body: await res.json() }
+      }
+      expect(await get('/subjects')).toEqual({ status: 200, body: ['s-value'] })
+      expect(await get('/subjects/s-value/versions')).toEqual({ status: 200, body: [1, 2] })
+      expect(await get('/subjects/s-value/versions/latest')).toMatchObject({ status: 200, body: { subject: 's-value', version: 2, id: 101 } })
+      expect(await get('/schemas/ids/100')).toEqual({ status: 200, body: { schema: JSON.stringify(userV1) } })
+      expect(await get('/schemas/ids/7')).toMatchObject({ status: 404, body: { error_code: 40403 } })
+      expect(await get('/subjects/nope/versions')).toMatchObject({ status: 404, body: { error_code: 40401 } })
+      expect(await get('/subjects/s-value/versions/9')).toMatchObject({ status: 404, body: { error_code: 40402 } })
+    } finally {
+      await local.close()
+    }
+  })
+})
+
 describe('avro-confluent', () => {
   it('decodes every Avro type and logical type into the documented shape, with the Iceberg schema', async () => {
     const id = await registry.register('everything-value', everythingSchema)
