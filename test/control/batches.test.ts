@@ -126,6 +126,24 @@ describe('registerBatches', () => {
     expect(spilled).toHaveLength(1)
   })
 
+  it('of ten writers racing from the same checkpoint, exactly one registers; the others are stale or told to retry', async () => {
+    const { ctx } = await testControl()
+    const expected = await readCheckpoints(ctx, 'p1', parts)
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 10 }, (_, i) =>
+        registerBatches(ctx, {
+          pipeline: 'p1', writerId: `w${i}`, expected, next: new Map([['orders-0', 10n], ['orders-1', 10n]]),
+          batches: [batchInput('db.events', [range('orders', 0, 0n, 10n), range('orders', 1, 0n, 10n)], [fakeDataFile(LOC)])],
+        }),
+      ),
+    )
+    const registered = outcomes.filter((o) => o.status === 'fulfilled' && o.value === 'registered')
+    expect(registered).toHaveLength(1)
+    const kinds = outcomes.map((o) => (o.status === 'fulfilled' ? o.value : (o.reason as { retryable?: boolean }).retryable ? 'retryable' : String(o.reason)))
+    expect(kinds.filter((k) => !['registered', 'stale', 'retryable'].includes(k))).toEqual([])
+    expect(await countPendingBatches(ctx, 'p1', 'db.events')).toBe(1)
+  })
+
   it('rejects a registration over the 100-item transaction limit and names the counts', async () => {
     const { ctx } = await testControl()
     const partitions = Array.from({ length: 101 }, (_, i) => ({ topic: 't', partition: i }))
