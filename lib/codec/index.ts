@@ -15,7 +15,8 @@
  * `bytes` → `{ value: Uint8Array }`, an Avro `"string"` schema → `{ value: text }`, with the
  * matching one-field schema). Leaves are:
  * - boolean, int, float, double → `boolean` / `number` (float and double may be NaN or ±Infinity)
- * - long → `bigint` (Avro, Connect int64); JSON integers beyond 2^53 → `bigint`, others `number`
+ * - long → `bigint` (Avro, Connect int64); JSON integers beyond 2^53 → `bigint`, others `number`;
+ *   JSON non-integers with more than 15 significant digits → lossless-json `LosslessNumber` (exact)
  * - string, enum, uuid → `string` (uuid in canonical 8-4-4-4-12 form)
  * - binary, fixed → `Uint8Array` (a plain copy, not a Buffer view)
  * - decimal(P, S) → exact decimal `string` with exactly S fractional digits ("-123.45")

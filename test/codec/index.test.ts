@@ -5,6 +5,7 @@ import { createDecoders, formatSelector } from '../../lib/codec/index.js'
 import { loadConfig } from '../../lib/config.js'
 import { ConfigError } from '../../lib/errors.js'
 import type { KafkaRecord } from '../../lib/kafka/event.js'
+import { coerceRecord } from '../../lib/writer/columnar/index.js'
 
 const noAws = { glue: () => { throw new Error('Glue not expected') }, secrets: () => { throw new Error('Secrets Manager not expected') } }
 const utf8 = (s: string) => new TextEncoder().encode(s)
@@ -22,6 +23,16 @@ describe('json values', () => {
       ok: true,
       value: { id: 12345678901234567890n, n: 1.5, s: 'é', a: [1] },
     })
+  })
+
+  it('numbers a double cannot hold keep their exact text, and the writer coerces them exactly', async () => {
+    const out = await d.decodeValue(record('t', utf8('{"price": 1234567890.123456789, "small": 0.1, "ratio": 1.5e-7}')))
+    expect(out.ok && String(out.value.price)).toBe('1234567890.123456789')
+    expect(out.ok && out.value.small).toBe(0.1)
+    expect(out.ok && out.value.ratio).toBe(1.5e-7)
+    if (!out.ok) throw new Error(out.reason)
+    const schema = { type: 'struct' as const, fields: [{ id: 1, name: 'price', required: true, type: 'decimal(19, 9)' }] }
+    expect(coerceRecord(schema, { price: out.value.price }).row.price).toBe(1234567890123456789n)
   })
 
   it.each([
