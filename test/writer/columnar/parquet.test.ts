@@ -94,8 +94,7 @@ describe('encodeParquet', () => {
       const want = ROWS[i]!
       expect(got.id).toBe(want.id)
       expect(got.n).toBe(want.n)
-      if (Number.isNaN(want.score)) expect(got.score).toBeNaN()
-      else expect(got.score).toBe(want.score)
+      expect(got.score).toBe(want.score) // Object.is: NaN equals NaN
       expect(got.price).toBe(want.price === null ? null : Number(want.price) / 100)
       expect(got.ts).toBe(want.ts)
       expect(got.day).toBe(want.day)
@@ -139,8 +138,7 @@ describe('encodeParquet', () => {
       expect(got.tags).toEqual(r.tags)
       expect(got.attrs === null ? null : JSON.parse(got.attrs as string)).toEqual(r.attrs)
       expect([got.city, got.age]).toEqual(r.user === null ? [null, null] : [(r.user as Row).city, (r.user as Row).age])
-      if (r.score === 'NaN') expect(got.score).toBe('nan')
-      else expect(got.score === null ? null : Number(got.score)).toBe(r.score)
+      expect(got.score === null ? null : Number(got.score)).toBe(r.score === 'NaN' ? NaN : r.score)
     })
   })
 
@@ -149,8 +147,8 @@ describe('encodeParquet', () => {
     const top = schema.fields.filter((f) => typeof f.type === 'string')
     for (const f of top) {
       const values = RECORDS.map((r) => r[f.name])
-      expect(metrics.valueCounts!.get(f.id), f.name).toBe(50)
-      expect(metrics.nullValueCounts!.get(f.id), f.name).toBe(values.filter((v) => v === null).length)
+      expect({ [f.name]: metrics.valueCounts!.get(f.id) }).toEqual({ [f.name]: 50 })
+      expect({ [f.name]: metrics.nullValueCounts!.get(f.id) }).toEqual({ [f.name]: values.filter((v) => v === null).length })
     }
     expect(metrics.nanValueCounts!.get(3)).toBe(RECORDS.filter((r) => r.score === 'NaN').length)
     expect([...metrics.nanValueCounts!.keys()]).toEqual([3])
@@ -186,9 +184,8 @@ describe('encodeParquet', () => {
     expect(meta).toHaveLength(leaves.length)
     meta.forEach((m, i) => {
       const id = leaves[i]!.id
-      expect(String(metrics.valueCounts!.get(id)), leaves[i]!.name).toBe(String(m.num_values))
-      expect(String(metrics.nullValueCounts!.get(id)), leaves[i]!.name).toBe(String(m.nulls))
-      expect(String(metrics.columnSizes!.get(id)), leaves[i]!.name).toBe(String(m.size))
+      const ours = [metrics.valueCounts!.get(id), metrics.nullValueCounts!.get(id), metrics.columnSizes!.get(id)].map(String)
+      expect({ [leaves[i]!.name]: ours }).toEqual({ [leaves[i]!.name]: [m.num_values, m.nulls, m.size].map(String) })
     })
     expect(metrics.splitOffsets).toEqual([4])
   })
@@ -233,7 +230,7 @@ describe('encodeParquet', () => {
     for (const compression of ['zstd', 'snappy', 'gzip', 'lz4', 'uncompressed', 'ZSTD']) {
       const { bytes } = await encodeParquet(schema, ROWS, { compression })
       const [{ n }] = (await query(`select count(*)::int as n, sum(id)::int as s from read_parquet('${fileOf(bytes)}')`)) as [{ n: number }]
-      expect(n, compression).toBe(50)
+      expect({ compression, n }).toEqual({ compression, n: 50 })
     }
     await expect(encodeParquet(schema, ROWS, { compression: 'lzo2' })).rejects.toThrow("write.parquet.compression-codec: unsupported Parquet codec 'lzo2'")
   })
