@@ -1,0 +1,54 @@
+/**
+ * The deterministic chaos subset that runs with `npm test`: 34 schedules with a fixed seed, two
+ * per fault kind (each schedule forces one kind and may add others), against the real writer and
+ * committer handlers in child processes. The full run is `npm run chaos -- --schedules 1000`.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createTestBucket, createTestCatalogTable, createTestControlTable, testAws, uniqueName } from '../helpers/aws.js'
+import { makeForeignAppender } from './foreign.js'
+import { FAULTS, Fleet, runSchedule, type HarnessEnv, type ScheduleResult } from './harness.js'
+
+const SEED = 20261129
+const SCHEDULES = FAULTS.length * 2
+
+describe('exactly-once under injected faults', () => {
+  let env: HarnessEnv
+  let fleet: Fleet
+  const results: ScheduleResult[] = []
+
+  beforeAll(async () => {
+    const aws = testAws()
+    env = {
+      ddb: aws.ddb,
+      s3: aws.s3,
+      endpoints: aws.endpoints,
+      pipeline: uniqueName('chaos').replace(/-/g, ''),
+      controlTable: await createTestControlTable(),
+      catalogTable: await createTestCatalogTable(),
+      bucket: await createTestBucket(),
+    }
+    env.foreignAppend = makeForeignAppender(env, aws.clients)
+    fleet = new Fleet(env)
+    await fleet.start()
+  }, 120_000)
+
+  afterAll(async () => {
+    await fleet?.stop()
+  })
+
+  it(`${SCHEDULES} seeded schedules lose and duplicate nothing, and inject every fault kind`, async () => {
+    for (let index = 0; index < SCHEDULES; index++) {
+      const result = await runSchedule(env, fleet, SEED, index)
+      results.push(result)
+      const replay = `replay: npm run chaos -- --seed ${SEED} --only ${index} (faults ${result.faults.join(',')})`
+      expect(result.verdict.lost, replay).toEqual([])
+      expect(result.verdict.duplicated, replay).toEqual([])
+      expect(result.verdict.both, replay).toEqual([])
+      expect(result.verdict.offsetMismatches, replay).toEqual([])
+      expect(result.verdict.inTable + result.verdict.inDeadLetters, replay).toBe(result.verdict.produced)
+    }
+    const injected = new Map<string, number>()
+    for (const r of results) for (const [f, n] of Object.entries(r.injected)) injected.set(f, (injected.get(f) ?? 0) + (n ?? 0))
+    for (const f of FAULTS) expect(injected.get(f) ?? 0, `fault ${f} was never injected`).toBeGreaterThan(0)
+  }, 1_200_000)
+})

@@ -1,0 +1,443 @@
+/**
+ * The exactly-once fault-injection harness. A schedule is a seeded plan: topics, partitions and
+ * records (with poison mixed in), mapping settings, and faults. It runs the REAL writer and
+ * committer handlers in child processes (test/chaos/containers.ts) behind fault proxies, drives
+ * the writer through the event-source-mapping simulator, lets the system settle, and judges the
+ * result with an independent reader (test/chaos/verify.ts).
+ */
+import { QueryCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb'
+import type { S3Client } from '@aws-sdk/client-s3'
+import { rng } from '../../lib/local/demo.js'
+import { LOCAL_CREDENTIALS } from '../../lib/local/endpoints.js'
+import { EventSourceMapping, KafkaLog, buildEvent, type KafkaEvent, type LogRecord } from '../../lib/local/esm.js'
+import { Container, type InvokeResult } from './containers.js'
+import type { Rule, Verdict as ProxyVerdict } from './proxy.js'
+import { findOrphans, judge, readDeadLetters, readTable, type TableContents, type Verdict } from './verify.js'
+
+export const FAULTS = [
+  'writer-kill-before-s3',
+  'writer-kill-during-s3',
+  'writer-kill-before-tx',
+  'writer-kill-after-tx',
+  'zombie-first-finishes',
+  'zombie-second-finishes',
+  'duplicate-delivery',
+  'committer-kill-before-swap',
+  'committer-kill-after-swap',
+  'committer-kill-while-marking',
+  'concurrent-committers',
+  'lease-expiry-before-swap',
+  'lease-expiry-after-swap',
+  'foreign-append',
+  'throttle-s3',
+  'throttle-dynamodb',
+  'poison',
+] as const
+export type Fault = (typeof FAULTS)[number]
+
+export interface HarnessEnv {
+  ddb: DynamoDBClient
+  s3: S3Client
+  endpoints: { s3: string; dynamodb: string }
+  pipeline: string
+  controlTable: string
+  catalogTable: string
+  bucket: string
+  /** A foreign engine's append to a table (between a committer's load and swap). */
+  foreignAppend?: (namespace: string, table: string) => Promise<void>
+}
+
+export interface ScheduleResult {
+  seed: number
+  index: number
+  faults: Fault[]
+  injected: Partial<Record<Fault, number>>
+  verdict: Verdict
+  orphans: number
+  foreignRows: number
+  invocations: number
+  ok: boolean
+}
+
+const NAMESPACE = 'chaos'
+
+/** Env shared by all containers of a harness run (config is parsed once per container). */
+export function containerEnv(env: HarnessEnv): Record<string, string> {
+  return {
+    AWS_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
+    FLOE_PIPELINE: env.pipeline,
+    FLOE_CONTROL_TABLE: env.controlTable,
+    FLOE_CATALOG: 'dynamodb',
+    FLOE_CATALOG_TABLE: env.catalogTable,
+    FLOE_WAREHOUSE: `s3://${env.bucket}/warehouse`,
+    FLOE_DLQ: `s3://${env.bucket}/dead-letters`,
+    FLOE_ROUTES: JSON.stringify({
+      defaultNamespace: NAMESPACE,
+      tableDefaults: { autoCreate: true, evolveSchema: true, kafkaMetadata: ['topic', 'partition', 'offset'] },
+      routes: [{ table: '{topic}' }],
+      unrouted: 'dead-letter',
+    }),
+    FLOE_LEASE_TTL_SECONDS: '2',
+    FLOE_COMMIT_BACKOFF_MS: '10',
+    FLOE_COMMIT_RETRIES: '20',
+    FLOE_AWS_MAX_ATTEMPTS: '3',
+    FLOE_MEMORY_BUDGET_MB: '16',
+  }
+}
+
+/** A pool of warm containers: two writers (for zombies) and two committers (for races). */
+export class Fleet {
+  readonly writers: [Container, Container]
+  readonly committers: [Container, Container]
+
+  constructor(env: HarnessEnv) {
+    const vars = containerEnv(env)
+    this.writers = [new Container('writer', vars, env.endpoints), new Container('writer', vars, env.endpoints)]
+    this.committers = [new Container('committer', vars, env.endpoints), new Container('committer', vars, env.endpoints)]
+  }
+
+  all(): Container[] {
+    return [...this.writers, ...this.committers]
+  }
+
+  async start(): Promise<void> {
+    await Promise.all(this.all().map((c) => c.start()))
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(this.all().map((c) => c.stop()))
+  }
+
+  reset(): void {
+    for (const c of this.all()) c.setRules({})
+  }
+}
+
+interface Plan {
+  topics: { name: string; partitions: number }[]
+  recordsPerPartition: number
+  batchSize: number
+  poisonRate: number
+  faults: Fault[]
+  commitEvery: number
+}
+
+export function planSchedule(seed: number, index: number): Plan {
+  const r = rng(seed * 1_000_003 + index)
+  const forced = FAULTS[index % FAULTS.length]!
+  const faults = new Set<Fault>([forced])
+  const extra = Math.floor(r() * 3)
+  for (let i = 0; i < extra; i++) faults.add(FAULTS[Math.floor(r() * FAULTS.length)]!)
+  const topicCount = 1 + Math.floor(r() * 2)
+  return {
+    topics: Array.from({ length: topicCount }, (_, i) => ({ name: `s${seed}_${index}_t${i}`, partitions: 1 + Math.floor(r() * 3) })),
+    recordsPerPartition: 10 + Math.floor(r() * 60),
+    batchSize: 5 + Math.floor(r() * 40),
+    poisonRate: faults.has('poison') ? 0.1 : 0.02,
+    faults: [...faults],
+    commitEvery: 1 + Math.floor(r() * 4),
+  }
+}
+
+function produce(plan: Plan, r: () => number): { log: KafkaLog; produced: { id: string; poison: boolean }[]; ends: Map<string, bigint> } {
+  const log = new KafkaLog()
+  const produced: { id: string; poison: boolean }[] = []
+  const ends = new Map<string, bigint>()
+  const enc = new TextEncoder()
+  for (const t of plan.topics) {
+    for (let p = 0; p < t.partitions; p++) {
+      let offset = BigInt(Math.floor(r() * 5))
+      for (let i = 0; i < plan.recordsPerPartition; i++) {
+        const poison = r() < plan.poisonRate
+        // A wrong-typed record is only poison against an established schema: keep it out of the
+        // batches (even a merged retry, at most 2 × batchSize) that auto-create the table.
+        const typed = i > 2 * plan.batchSize && i >= plan.recordsPerPartition / 2
+        const kind = Math.floor(r() * (typed ? 3 : 2))
+        const value = poison
+          ? kind === 0
+            ? enc.encode('{"id": 1, "amount": ')
+            : kind === 1
+              ? enc.encode('"just a string"')
+              : enc.encode(JSON.stringify({ id: i, amount: 'twelve', ts: '2026-11-29T10:00:00Z' }))
+          : enc.encode(JSON.stringify({ id: i, amount: Math.round(r() * 10_000) / 100, ts: new Date(Date.UTC(2026, 10, 1) + i * 60_000).toISOString(), note: r() < 0.5 ? null : `n${i}` }))
+        log.append({ topic: t.name, partition: p, offset, timestamp: Date.UTC(2026, 10, 1) + i * 60_000, key: enc.encode(`k${i}`), value })
+        produced.push({ id: `${t.name}-${p}@${offset}`, poison })
+        ends.set(`${t.name}-${p}`, offset + 1n)
+        offset += r() < 0.1 ? 3n : 1n // gaps, as after compaction or transaction markers
+      }
+    }
+  }
+  return { log, produced, ends }
+}
+
+const isDataPut = (req: { op: string; target: string }) => req.op === 'PutObject' && req.target.includes('/data/')
+const isTx = (req: { op: string }) => req.op === 'TransactWriteItems'
+
+/**
+ * Run one schedule to completion and judge it. Never throws for a Floe failure: the verdict
+ * says what went wrong, with the seed and index to replay it.
+ */
+export async function runSchedule(env: HarnessEnv, fleet: Fleet, seed: number, index: number): Promise<ScheduleResult> {
+  const plan = planSchedule(seed, index)
+  const r = rng(seed * 7919 + index)
+  const { log, produced, ends } = produce(plan, r)
+  const injected: Partial<Record<Fault, number>> = {}
+  const forced = plan.faults[0]!
+  const pending = new Set(plan.faults)
+  const armed = new Set<Fault>()
+  const fired = new Set<Fault>()
+  /** Decide whether to arm a planned fault now; the forced fault is armed at its first chance. */
+  const take = (f: Fault, p = 0.5) => {
+    if (!pending.has(f) || (f !== forced && r() >= p)) return false
+    pending.delete(f)
+    armed.add(f)
+    return true
+  }
+  /** A fault counts as injected only when it really happened (a rule fired). */
+  const fire = (f: Fault) => {
+    fired.add(f)
+    injected[f] = (injected[f] ?? 0) + 1
+  }
+  /** Faults armed for an invocation that never fired go back to the plan. */
+  const disarm = () => {
+    for (const f of armed) if (!fired.has(f)) pending.add(f)
+    armed.clear()
+    fired.clear()
+  }
+  const [w1, w2] = fleet.writers
+  const [c1, c2] = fleet.committers
+  let invocations = 0
+  let writerCalls = 0
+
+  const killOn = (c: Container, f: Fault, match: (req: Parameters<Rule>[0]) => boolean, after = false): Rule => (req) => {
+    if (!match(req)) return { action: 'forward' }
+    fire(f)
+    if (after) return { action: 'forward-then', after: () => c.kill() }
+    setImmediate(() => c.kill())
+    return { action: 'hang' }
+  }
+  const throttling = (f: Fault, p: number): Rule => () => {
+    if (r() >= p) return { action: 'forward' }
+    fire(f)
+    return { action: r() < 0.5 ? 'throttle' : 'error5xx' }
+  }
+  const tick = (ms: number) => new Promise((res) => setTimeout(res, ms))
+  const catalogSwap = (req: Parameters<Rule>[0]) => req.target === env.catalogTable && (req.op === 'UpdateItem' || req.op === 'PutItem')
+  const swapTable = (req: Parameters<Rule>[0]) => {
+    const body = JSON.parse(req.body) as { Key?: { identifier?: { S?: string } }; Item?: { identifier?: { S?: string } } }
+    return (body.Key?.identifier?.S ?? body.Item?.identifier?.S ?? '').split('.') as [string, string]
+  }
+
+  const committerOnce = async (): Promise<void> => {
+    fleet.reset()
+    invocations++
+    if (take('committer-kill-before-swap')) {
+      c1.setRules({ dynamodb: killOn(c1, 'committer-kill-before-swap', catalogSwap) })
+      await c1.invoke({})
+      return
+    }
+    if (take('committer-kill-after-swap')) {
+      c1.setRules({ dynamodb: killOn(c1, 'committer-kill-after-swap', catalogSwap, true) })
+      await c1.invoke({})
+      return
+    }
+    if (take('committer-kill-while-marking')) {
+      let swapped = false
+      c1.setRules({
+        dynamodb: (req) => {
+          if (catalogSwap(req)) swapped = true
+          else if (swapped && req.target === env.controlTable && (isTx(req) || req.op === 'UpdateItem')) {
+            fire('committer-kill-while-marking')
+            setImmediate(() => c1.kill())
+            return { action: 'hang' }
+          }
+          return { action: 'forward' }
+        },
+      })
+      await c1.invoke({})
+      return
+    }
+    if (take('concurrent-committers')) {
+      fire('concurrent-committers')
+      await Promise.all([c1.invoke({}), c2.invoke({})])
+      invocations++
+      return
+    }
+    for (const order of ['lease-expiry-before-swap', 'lease-expiry-after-swap'] as const) {
+      if (!take(order)) continue
+      // c1 stalls (every request held) just before / just after its swap, longer than the lease
+      // TTL; c2 takes the lease over and commits; then c1 wakes up as a zombie.
+      let release!: () => void
+      const released = new Promise<void>((res) => (release = res))
+      let stalled = false
+      c1.setRules({
+        dynamodb: (req): ProxyVerdict => {
+          if (stalled) return { action: 'hold', until: released }
+          if (catalogSwap(req)) {
+            stalled = true
+            fire(order)
+            return order === 'lease-expiry-before-swap' ? { action: 'hold', until: released } : { action: 'forward' }
+          }
+          return { action: 'forward' }
+        },
+      })
+      const zombie = c1.invoke({})
+      for (let i = 0; i < 150 && !stalled; i++) await tick(20)
+      if (stalled) {
+        await tick(2_300)
+        await c2.invoke({})
+        invocations++
+      }
+      release()
+      await zombie
+      return
+    }
+    if (env.foreignAppend && take('foreign-append')) {
+      let release!: () => void
+      const released = new Promise<void>((res) => (release = res))
+      let held = false
+      c1.setRules({
+        dynamodb: (req): ProxyVerdict => {
+          if (!held && catalogSwap(req)) {
+            held = true
+            fire('foreign-append')
+            const [ns, name] = swapTable(req)
+            void env.foreignAppend!(ns, name).finally(release)
+            return { action: 'hold', until: released }
+          }
+          return { action: 'forward' }
+        },
+      })
+      await c1.invoke({})
+      return
+    }
+    if (plan.faults.includes('throttle-dynamodb') && r() < 0.5) c1.setRules({ dynamodb: throttling('throttle-dynamodb', 0.05), s3: throttling('throttle-s3', 0.02) })
+    await c1.invoke({})
+  }
+  const runCommitter = async () => {
+    try {
+      await committerOnce()
+    } finally {
+      disarm()
+    }
+  }
+
+  const writerOnce = async (event: KafkaEvent): Promise<InvokeResult> => {
+    const zombie = take('zombie-first-finishes', 0.3) ? 'first' : take('zombie-second-finishes', 0.3) ? 'second' : undefined
+    if (zombie) {
+      // The first container times out (from the mapping's view) and keeps running; the batch is
+      // handed to a second container. Hold one side's transaction until the other has finished.
+      // The mapping only sees the second (retry) invocation's outcome.
+      fire(zombie === 'first' ? 'zombie-first-finishes' : 'zombie-second-finishes')
+      let release!: () => void
+      const released = new Promise<void>((res) => (release = res))
+      const holdTx: Rule = (req) => (isTx(req) && req.target === env.controlTable ? { action: 'hold', until: released } : { action: 'forward' })
+      invocations++
+      if (zombie === 'first') {
+        w2.setRules({ dynamodb: holdTx })
+        const secondRun = w2.invoke(event)
+        await w1.invoke(event)
+        release()
+        return secondRun
+      }
+      w1.setRules({ dynamodb: holdTx })
+      const firstRun = w1.invoke(event)
+      const outcome = await w2.invoke(event)
+      release()
+      await firstRun
+      return outcome
+    }
+    if (take('writer-kill-before-s3', 0.3)) w1.setRules({ s3: killOn(w1, 'writer-kill-before-s3', isDataPut) })
+    else if (take('writer-kill-during-s3', 0.3)) w1.setRules({ s3: killOn(w1, 'writer-kill-during-s3', isDataPut, true) })
+    else if (take('writer-kill-before-tx', 0.3)) w1.setRules({ dynamodb: killOn(w1, 'writer-kill-before-tx', (req) => isTx(req) && req.target === env.controlTable) })
+    else if (take('writer-kill-after-tx', 0.3)) w1.setRules({ dynamodb: killOn(w1, 'writer-kill-after-tx', (req) => isTx(req) && req.target === env.controlTable, true) })
+    else {
+      const rules: { s3?: Rule; dynamodb?: Rule } = {}
+      if (plan.faults.includes('throttle-s3') && r() < 0.5) rules.s3 = throttling('throttle-s3', 0.05)
+      if (plan.faults.includes('throttle-dynamodb') && r() < 0.5) rules.dynamodb = throttling('throttle-dynamodb', 0.05)
+      w1.setRules(rules)
+    }
+    return w1.invoke(event)
+  }
+
+  const invokeWriter = async (event: KafkaEvent): Promise<void> => {
+    fleet.reset()
+    writerCalls++
+    invocations++
+    let outcome: InvokeResult
+    try {
+      outcome = await writerOnce(event)
+    } finally {
+      disarm()
+    }
+    if (outcome.ok && take('duplicate-delivery', 0.4)) {
+      fire('duplicate-delivery')
+      disarm()
+      fleet.reset()
+      invocations++
+      const again = await w2.invoke(event)
+      if (!again.ok && !again.retryable) throw new Error(`duplicate delivery of an acknowledged batch failed: ${again.error}`)
+    }
+    if (writerCalls % plan.commitEvery === 0) await runCommitter()
+    if (!outcome.ok) throw new Error(outcome.error ?? 'writer failed')
+  }
+
+  const esm = new EventSourceMapping(log, invokeWriter, {
+    batchSize: plan.batchSize,
+    rebatch: (attempt) => (['same', 'split', 'merge'] as const)[attempt % 3]!,
+  })
+  await esm.drain({ concurrency: 1, maxInvocations: 500 })
+  if (plan.faults.includes('poison')) injected.poison = produced.filter((p) => p.poison).length
+
+  // Settle: run committers without faults until nothing is pending.
+  fleet.reset()
+  for (let i = 0; i < 20 && (await pendingBatches(env)) > 0; i++) {
+    invocations++
+    await c1.invoke({})
+  }
+
+  const tables: TableContents[] = []
+  const orphans: string[] = []
+  for (const t of plan.topics) {
+    const contents = await readTable(env.ddb, env.s3, env.catalogTable, NAMESPACE, t.name.toLowerCase())
+    if (!contents) continue
+    tables.push(contents)
+    const location = contents.metadataLocation.replace(/\/metadata\/[^/]+$/, '')
+    orphans.push(...(await findOrphans(env.s3, location, contents.dataFiles)))
+  }
+  const dead = await readDeadLetters(env.s3, `s3://${env.bucket}/dead-letters`)
+  const ours = new Set(produced.map((p) => p.id))
+  for (const id of [...dead.keys()]) if (!ours.has(id)) dead.delete(id)
+  const verdict = judge(produced, tables, dead, ends, env.pipeline)
+  const poisonInTable = produced.filter((p) => p.poison && (tables.some((t) => t.rows.has(p.id)))).map((p) => p.id)
+  if (poisonInTable.length) verdict.both.push(...poisonInTable.map((id) => `${id} (poison in table)`))
+  const ok = !verdict.lost.length && !verdict.duplicated.length && !verdict.both.length && !verdict.offsetMismatches.length
+  return {
+    seed,
+    index,
+    faults: plan.faults,
+    injected,
+    verdict,
+    orphans: orphans.length,
+    foreignRows: tables.reduce((s, t) => s + t.foreignRows, 0),
+    invocations,
+    ok,
+  }
+}
+
+async function pendingBatches(env: HarnessEnv): Promise<number> {
+  const out = await env.ddb.send(
+    new QueryCommand({
+      TableName: env.controlTable,
+      IndexName: 'pending',
+      KeyConditionExpression: 'gsi1pk = :pk',
+      ExpressionAttributeValues: { ':pk': { S: `pending#${env.pipeline}` } },
+      Select: 'COUNT',
+    }),
+  )
+  return out.Count ?? 0
+}
+
+export { buildEvent, type LogRecord }
