@@ -284,6 +284,8 @@ export async function runSchedule(env: HarnessEnv, fleet: Fleet, seed: number, i
         },
       })
       const zombie = c1.invoke({})
+      // `stalled` is set by the proxy rule, asynchronously.
+      // oxlint-disable-next-line no-unmodified-loop-condition
       for (let i = 0; i < 150 && !stalled; i++) await tick(20)
       if (stalled) {
         await tick(2_300)

@@ -13,6 +13,7 @@ import { compressors } from 'hyparquet-compressors'
 import { isInteger, parse as parseLossless } from 'lossless-json'
 import { Readable } from 'node:stream'
 
+// oxlint-disable-next-line no-underscore-dangle -- avsc's documented hook for custom long types
 const BigLong = avro.types.LongType.__with({
   fromBuffer: (buf: Buffer) => buf.readBigInt64LE(),
   toBuffer: (n: bigint) => {
@@ -106,6 +107,7 @@ export async function readTable(ddb: DynamoDBClient, s3: S3Client, catalogTable:
     const file = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer
     const rows = (await parquetReadObjects({ file, compressors, columns: ['_kafka'] })) as { _kafka?: { topic?: string; partition?: number; offset?: bigint | number } | null }[]
     for (const row of rows) {
+      // oxlint-disable-next-line no-underscore-dangle -- the _kafka column's name
       const k = row._kafka
       if (!k || k.topic == null) {
         contents.foreignRows++
