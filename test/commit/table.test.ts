@@ -5,7 +5,7 @@ import { parseTableId } from '../../lib/catalog/types.js'
 import { commitTable } from '../../lib/commit/table.js'
 import { committedOffsets } from '../../lib/commit/offsets.js'
 import { countPendingBatches } from '../../lib/control/batches.js'
-import { FencedError } from '../../lib/errors.js'
+import { CommitStateUnknownError, FencedError } from '../../lib/errors.js'
 import { fakeDataFile } from '../control/context.js'
 import { gate, sleep, testCommit } from './context.js'
 
@@ -160,6 +160,26 @@ describe('commitTable', () => {
     expect(metadata.snapshots).toHaveLength(2)
     expect(currentSnapshot(metadata)!.summary.engine).toBeUndefined()
     expect(sorted(await t.livePaths(name))).toEqual(sorted([foreign.filePath, ...ours.map((f) => f.filePath)]))
+  })
+
+  it('a swap whose outcome is unknown (it did land) is found on reload: marked, not appended again', async () => {
+    const t = await testCommit()
+    const { name } = await t.table()
+    const files = [...(await t.register(name)), ...(await t.register(name, { partition: 1 }))]
+    // The real catalog commits, then the response is "lost".
+    const catalog = {
+      loadTable: t.catalog.loadTable.bind(t.catalog),
+      commit: async (...args: Parameters<typeof t.catalog.commit>) => {
+        await t.catalog.commit(...args)
+        throw new CommitStateUnknownError('timed out waiting for the catalog')
+      },
+    }
+    const result = await commitTable({ ...t.deps, catalog }, name)
+    expect(result).toMatchObject({ status: 'marked', alreadyCommitted: 2, conflicts: 1 })
+    const { metadata } = await t.catalog.loadTable(parseTableId(name))
+    expect(metadata.snapshots).toHaveLength(1)
+    expect(sorted(await t.livePaths(name))).toEqual(sorted(files.map((f) => f.filePath)))
+    expect(await countPendingBatches(t.deps.control, 'p1', name)).toBe(0)
   })
 
   it('summary offsets are monotonic across 100 commits, through snapshots of other engines', async () => {
