@@ -34,7 +34,9 @@ export const statusCommand: Command = {
 
 For pipeline FLOE_PIPELINE, per table: pending batches and the age of the oldest, the last Floe
 commit (time, snapshot id), and per Kafka partition the offset committed to the table (snapshot
-summary floe.offsets.<pipeline>) against the writers' checkpoint; lag = checkpoint - committed.
+summary floe.offsets.<pipeline>) against the writers' checkpoint; lag = checkpoint - committed, in
+offsets (Kafka offsets have gaps, and dead-lettered records advance the checkpoint without a batch,
+so the lag counts offsets, not rows still to come).
 
   --table ns.name   only this table (repeatable; default: every table with pending batches or a commit lease)
   --json            print JSON`,
