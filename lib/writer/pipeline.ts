@@ -120,9 +120,10 @@ export async function writeBatch(deps: WriterDeps, event: unknown, opts: WriteOp
   let anyRegistered = false
   let anyStale = false
   for (const keys of groups) {
+    const inGroup = new Set(keys)
     for (let attempt = 1; ; attempt++) {
       group = newGroupState()
-      const groupItems = items.filter((i) => keys.includes(i.pkey) && !(i.record.offset >= 0n && (checkpoints.get(i.pkey) ?? -1n) > i.record.offset))
+      const groupItems = items.filter((i) => inGroup.has(i.pkey) && !(i.record.offset >= 0n && (checkpoints.get(i.pkey) ?? -1n) > i.record.offset))
       if (groupItems.length === 0) break
       const outcome = await runGroup(deps, tables, pool, group, groupItems, keys, byKey, checkpoints, writerId, result)
       if (outcome === 'registered') {

@@ -10,7 +10,7 @@
  * A table that cannot be prepared (missing with autoCreate off, or an incompatible change the
  * Iceberg rules reject) is not a crash: its records become dead letters with the reason.
  */
-import { AlreadyExistsError, CommitConflictError, NoSuchTableError, SchemaError } from '../errors.js'
+import { AlreadyExistsError, CommitConflictError, IcebergError, NoSuchTableError, SchemaError } from '../errors.js'
 import { addSchema, currentSchema, defaultSpec } from '../iceberg/metadata.js'
 import { parsePartitionBy, partitionPath, partitionTuple } from '../iceberg/partition.js'
 import type { PartitionSpec, PartitionTuple, TableMetadata } from '../iceberg/types.js'
@@ -111,7 +111,14 @@ export class TableSet {
       const { field } = kafkaField(kafka, maxFieldId(schema) + 1)
       schema = { ...schema, fields: [...schema.fields, field] }
     }
-    const spec = parsePartitionBy(schema, options.partitionBy)
+    let spec: PartitionSpec
+    try {
+      spec = parsePartitionBy(schema, options.partitionBy)
+    } catch (err) {
+      // e.g. day(ts) while these records have no `ts`: the table cannot be created from them.
+      if (!(err instanceof IcebergError)) throw err
+      throw new SchemaError(`table ${name}: cannot create with partitionBy ${JSON.stringify(options.partitionBy)}: ${err.message}`, { cause: err })
+    }
     try {
       let ns = this.#namespaces.get(id.namespace)
       if (ns === undefined) {

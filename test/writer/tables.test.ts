@@ -122,4 +122,13 @@ describe('tables', () => {
     expect(lines).toMatchObject([{ offset: '4', table: 'db.events', stage: 'schema' }])
     expect(lines[0]!.reason).toMatch(/table db.events does not exist and autoCreate is off/)
   })
+
+  it('dead-letters records that cannot create their table (partitionBy names a column they lack) instead of failing the batch', async () => {
+    const s = await writerSetup({ FLOE_ROUTES: routes({ tables: { events: { partitionBy: ['day(ts)'] } } }) })
+    const r = await writeBatch(s.deps, kafkaEvent([{ topic: 'events', partition: 0, offset: 0, value: { id: 1 } }]))
+    expect(r).toMatchObject({ outcome: 'registered', deadLetters: 1 })
+    const [line] = await deadLetterLines(s.io, s.deps.config.dlq)
+    expect(line).toMatchObject({ table: 'db.events', stage: 'schema' })
+    expect(line!.reason).toMatch(/table db.events: cannot create with partitionBy \["day\(ts\)"\]: .*ts/)
+  })
 })
