@@ -14,10 +14,11 @@ import { initCommand } from './init.js'
 import { inspectCommand } from './inspect.js'
 import { statusCommand } from './status.js'
 import { commitCommand } from './commit.js'
+import { startCommand } from './start.js'
 
 export const commands: Command[] = [
   initCommand,
-  // startCommand,    (lib/cli/start.ts: the local pipeline, `npm start`)
+  startCommand,
   statusCommand,
   commitCommand,
   inspectCommand,
