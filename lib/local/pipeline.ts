@@ -111,6 +111,8 @@ export async function runLocalPipeline(
   let committing: Promise<void> = Promise.resolve()
   const every = opts.commitEveryMs ?? 2_000
   const scheduler = (async () => {
+    // `stop` is set by the code below once the mapping has drained.
+    // oxlint-disable-next-line no-unmodified-loop-condition
     while (!stop) {
       await new Promise((r) => setTimeout(r, every))
       if (stop) break
