@@ -51,28 +51,26 @@ describe('every table metadata file in the fixtures', () => {
     for (const f of Object.keys(BROKEN)) expect(files.map(rel)).toContain(f)
   })
 
-  for (const file of files) {
-    const name = rel(file)
-    const broken = BROKEN[name]
-    if (broken) {
-      it(`rejects ${name} with a clear IcebergError`, () => {
-        const run = () => decodeMetadataBytes(file, readFileSync(file))
-        expect(run).toThrow(IcebergError)
-        expect(run).toThrow(broken)
-        expect(run).toThrow(file) // the message names the file
-      })
-    } else {
-      it(`parses ${name} and survives serialize → parse unchanged`, () => {
-        const md = decodeMetadataBytes(file, readFileSync(file))
-        expect([1, 2, 3]).toContain(md['format-version'])
-        expect(currentSchema(md).type).toBe('struct')
-        expect(defaultSpec(md).fields).toBeInstanceOf(Array)
-        for (const s of md.snapshots) expect(typeof s['snapshot-id']).toBe('bigint')
-        if (md['format-version'] > 1) expect(typeof md['last-sequence-number']).toBe('bigint')
-        const again = parseTableMetadata(serializeTableMetadata(md))
-        expect(again).toEqual(md)
-      })
-    }
+  for (const file of files.filter((f) => BROKEN[rel(f)] !== undefined)) {
+    it(`rejects ${rel(file)} with a clear IcebergError`, () => {
+      const run = () => decodeMetadataBytes(file, readFileSync(file))
+      expect(run).toThrow(IcebergError)
+      expect(run).toThrow(BROKEN[rel(file)]!)
+      expect(run).toThrow(file) // the message names the file
+    })
+  }
+
+  for (const file of files.filter((f) => BROKEN[rel(f)] === undefined)) {
+    it(`parses ${rel(file)} and survives serialize → parse unchanged`, () => {
+      const md = decodeMetadataBytes(file, readFileSync(file))
+      expect([1, 2, 3]).toContain(md['format-version'])
+      expect(currentSchema(md).type).toBe('struct')
+      expect(defaultSpec(md).fields).toBeInstanceOf(Array)
+      expect(md.snapshots.filter((s) => typeof s['snapshot-id'] !== 'bigint')).toEqual([])
+      expect(md['format-version'] === 1 || typeof md['last-sequence-number'] === 'bigint').toBe(true)
+      const again = parseTableMetadata(serializeTableMetadata(md))
+      expect(again).toEqual(md)
+    })
   }
 })
 
