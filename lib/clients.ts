@@ -39,6 +39,8 @@ export interface AwsClients {
   region: string
   /** The endpoints in use (undefined = the real AWS endpoint). */
   endpoints: Endpoints
+  /** Closes every client created so far (sockets), including lazily created ones. */
+  destroy(): void
 }
 
 /**
@@ -94,14 +96,19 @@ export function createClients(opts: ClientOptions = {}): AwsClients {
       })),
     region,
     endpoints,
+    destroy() {
+      s3.destroy()
+      doc.destroy()
+      ddb.destroy()
+      glue?.destroy()
+      secrets?.destroy()
+    },
   }
 }
 
 /** Release sockets (tests and the CLI call this before exiting). */
 export function destroyClients(clients: AwsClients): void {
-  clients.s3.destroy()
-  clients.doc.destroy()
-  clients.ddb.destroy()
+  clients.destroy()
 }
 
 function nonEmpty(v: string | undefined): string | undefined {
