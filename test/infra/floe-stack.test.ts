@@ -126,6 +126,16 @@ describe('FloeStack', () => {
     expect(rules.filter((r: { ExpirationInDays?: number; Prefix?: string }) => r.ExpirationInDays !== undefined && (r.Prefix ?? '').startsWith('warehouse'))).toEqual([])
   })
 
+  it('an existing warehouse bucket: not created, grants scoped to its prefixes', () => {
+    const s = synth({ ...MINIMAL, warehouseBucketName: 'corp-lake' })
+    expect(resources(s, 'AWS::S3::Bucket')).toHaveLength(2) // failed batches, access logs
+    const s3 = statements(s).filter((st) => JSON.stringify(st.Resource).includes('corp-lake'))
+    const scoped = s3.map((st) => JSON.stringify(st.Resource).replace(/.*:::corp-lake/, 'corp-lake').replace(/"\]\]\}$/, ''))
+    expect(new Set(scoped)).toEqual(new Set(['corp-lake/warehouse/*', 'corp-lake', 'corp-lake/dead-letters/*']))
+    expect(resolveIntrinsics(fnEnv(s, 'Writer').FLOE_WAREHOUSE)).toBe('s3://corp-lake/warehouse')
+    expect(new AwsSolutionsChecks().validateScope(s.stack).violations).toEqual([])
+  })
+
   it('the control table has the CONTROL_TABLE keys, index and TTL, on demand with PITR', () => {
     expect(has(minimal, 'AWS::DynamoDB::Table', {
       KeySchema: [
