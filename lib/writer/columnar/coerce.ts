@@ -17,6 +17,7 @@
  */
 import { RecordError, SchemaError } from '../../errors.js'
 import { isList, isMap, isStruct, type IcebergType, type StructType } from '../../schema/types.js'
+import { fastIsoMicros } from '../../schema/temporal.js'
 import { decimalParams, fixedLength } from '../../schema/walk.js'
 import { base64Bytes, isoToEpochDays, isoToEpochNanos, isoToTimeMicros, losslessText, toBigInt, toDecimal, toFloat, uuidBytes } from './values.js'
 
@@ -56,10 +57,12 @@ const NONE: UnknownField[] = []
 /** Compile a coercer for a struct (a table schema). `table` is used in error messages. */
 export function compileCoercer(schema: StructType, opts: { table: string }): Coercer {
   const root = compileStruct(schema, '')
+  // One context per coercer, reset per record: coercion is synchronous, so calls never interleave.
+  const ctx: Ctx = { unknown: undefined }
   return (record: unknown): Coerced => {
     if (typeof record !== 'object' || record === null || Array.isArray(record) || record instanceof Uint8Array)
       throw new RecordError(`table ${opts.table}: record expected struct, got ${describe(record)}`)
-    const ctx: Ctx = { unknown: undefined }
+    ctx.unknown = undefined
     try {
       return { row: root(record, ctx) as Row, unknown: ctx.unknown ?? NONE }
     } catch (err) {
@@ -273,7 +276,10 @@ function compilePrimitive(type: string): Convert {
     case 'timestamp':
     case 'timestamptz':
       return (v) => {
-        if (typeof v === 'number' && Number.isSafeInteger(v)) return BigInt(v) * 1000n
+        if (typeof v === 'string') {
+          const us = fastIsoMicros(v)
+          if (us !== undefined) return BigInt(us)
+        } else if (typeof v === 'number' && Number.isSafeInteger(v)) return BigInt(v) * 1000n
         const ns = epochNanos(v)
         return ns === undefined ? fail(v) : floorDiv(ns, 1000n)
       }

@@ -1,0 +1,50 @@
+import * as fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { daysFromCivil, fastIsoMicros, isoToEpochDays, isoToEpochNanos, isZonedTimestampText } from '../../lib/schema/temporal.js'
+
+const floorDiv = (a: bigint, b: bigint) => (a % b !== 0n && a < 0n ? a / b - 1n : a / b)
+
+describe('ISO-8601 parsing', () => {
+  it('daysFromCivil agrees with the JS calendar', () => {
+    fc.assert(
+      fc.property(fc.date({ min: new Date('1000-01-01T00:00:00Z'), max: new Date('9999-12-31T00:00:00Z'), noInvalidDate: true }), (d) => {
+        expect(daysFromCivil(d.getUTCFullYear(), d.getUTCMonth() + 1, d.getUTCDate())).toBe(Math.floor(d.getTime() / 86_400_000))
+      }),
+    )
+  })
+  it('the fast path gives the same microseconds as the general parser, for any instant, fraction and offset', () => {
+    fc.assert(
+      fc.property(
+        fc.date({ min: new Date('1000-01-01T00:00:00Z'), max: new Date('9999-12-31T00:00:00Z'), noInvalidDate: true }),
+        fc.integer({ min: 0, max: 999_999_999 }),
+        fc.integer({ min: 0, max: 9 }),
+        fc.constantFrom('Z', '+00:00', '+05:30', '-08:00', '+14:00'),
+        (d, nanos, digits, zone) => {
+          const fraction = digits ? `.${String(nanos).padStart(9, '0').slice(0, digits)}` : ''
+          const text = `${d.toISOString().slice(0, 19)}${fraction}${zone}`
+          const fast = fastIsoMicros(text)
+          const exact = floorDiv(isoToEpochNanos(text)!, 1000n)
+          // Either the same value, or (beyond 2^53 µs) no fast answer at all.
+          expect(fast === undefined ? (exact > 2n ** 53n || exact < -(2n ** 53n)) : BigInt(fast) === exact).toBe(true)
+        },
+      ),
+    )
+  })
+  it('rejects impossible dates and times on both paths', () => {
+    for (const text of ['2023-02-29T00:00:00Z', '2024-04-31T00:00:00Z', '2024-01-01T24:00:00Z', '2024-01-01T00:60:00Z', '2024-01-01T00:00:00+19:00']) {
+      expect([text, fastIsoMicros(text), isoToEpochNanos(text)]).toEqual([text, undefined, undefined])
+    }
+    expect(isoToEpochNanos('2024-02-29T00:00:00Z')).toBe(1709164800000000000n)
+  })
+  it('years before 100 are not shifted into the 1900s', () => {
+    const jsDate = new Date(0)
+    jsDate.setUTCFullYear(50, 0, 1)
+    expect(isoToEpochDays('0050-01-01')).toBe(jsDate.getTime() / 86_400_000)
+  })
+  it('only date-times with a zone count as zoned timestamps', () => {
+    expect(isZonedTimestampText('2024-05-01T10:00:00Z')).toBe(true)
+    expect(isZonedTimestampText('2024-05-01 10:00:00.5+02:00')).toBe(true)
+    expect(isZonedTimestampText('2024-05-01T10:00:00')).toBe(false)
+    expect(isZonedTimestampText('2024-05-01')).toBe(false)
+  })
+})
