@@ -18,8 +18,6 @@ import { loadConfig, type FloeConfig } from '../lib/config.js'
 import { BackpressureError } from '../lib/errors.js'
 import { createFileIO } from '../lib/io/index.js'
 import { logger, metrics, MetricUnit } from '../lib/log.js'
-import { eventPartitions } from '../lib/kafka/partitions.js'
-import { parseKafkaEvent } from '../lib/kafka/event.js'
 import { compileRoutes } from '../lib/writer/routing.js'
 import { writeBatch } from '../lib/writer/pipeline.js'
 import type { WriteResult, WriterDeps } from '../lib/writer/types.js'
@@ -54,9 +52,11 @@ export function createWriterHandler(deps: WriterHandlerDeps | (() => Promise<Wri
       logger.info('batch written', { result: summarize(result) })
       return summarize(result)
     } catch (err) {
-      if (err instanceof BackpressureError) metrics.addMetric('BackpressureRejections', MetricUnit.Count, 1)
       metrics.addMetric('WriteDuration', MetricUnit.Milliseconds, Date.now() - started)
-      logger.error('batch failed', { error: err as Error })
+      if (err instanceof BackpressureError) {
+        metrics.addMetric('BackpressureRejections', MetricUnit.Count, 1)
+        logger.warn('back pressure: the batch waits in Kafka', { error: err.message })
+      } else logger.error('batch failed', { error: err as Error })
       throw err
     }
   })
@@ -99,20 +99,22 @@ function record(r: WriteResult, ms: number): void {
   metrics.addMetric('WriteDuration', MetricUnit.Milliseconds, ms)
 }
 
-/** `{ "topic-0": "15..42" }` for the log; never throws (a bad event is reported by writeBatch). */
+/**
+ * `{ "topic-0": "15..42" }` for the log, read from the raw event without decoding it (the
+ * records are sorted by writeBatch, not here); never throws — a bad event is reported by writeBatch.
+ */
 function describePartitions(event: unknown): Record<string, string> | undefined {
-  try {
-    return Object.fromEntries(eventPartitions(parseKafkaEvent(event)).map((p) => [p.key, `${p.firstOffset ?? '?'}..${p.lastOffset ?? '?'}`]))
-  } catch {
-    return undefined
+  const records = (event as { records?: unknown } | null)?.records
+  if (typeof records !== 'object' || records === null) return undefined
+  const out: Record<string, string> = {}
+  for (const [key, list] of Object.entries(records as Record<string, unknown>)) {
+    if (!Array.isArray(list) || list.length === 0) continue
+    const offsets = list.map((r) => String((r as { offset?: unknown })?.offset ?? '?'))
+    out[key] = `${offsets[0]}..${offsets.at(-1)} (${list.length})`
   }
+  return out
 }
 
-/**
- * The Lambda entry. In Lambda (AWS_LAMBDA_FUNCTION_NAME set) the config is loaded during the
- * cold start, so a bad setting fails the init with a ConfigError naming the key; elsewhere
- * (tests importing the factory) nothing is loaded until the first call.
- */
 const build = (config: FloeConfig): Promise<WriterDeps> =>
   createWriterDeps(config, createClients({ region: config.region, maxAttempts: config.awsMaxAttempts }))
 // Synchronous at import: a bad FLOE_* setting throws ConfigError during the init phase.

@@ -12,7 +12,7 @@
  * Returns a plain WriteResult.
  */
 import { randomUUID } from 'node:crypto'
-import { BackpressureError, FencedError, RecordError, SchemaError } from '../errors.js'
+import { BackpressureError, FencedError, IcebergError, RecordError, SchemaError } from '../errors.js'
 import { countPendingBatches, maxTransactionItems, registerBatches } from '../control/batches.js'
 import { readCheckpoints } from '../control/checkpoints.js'
 import type { OffsetRange, PendingBatchInput } from '../control/types.js'
@@ -254,7 +254,8 @@ async function runGroup(
       try {
         built = tables.buildRow(state, item.record, item.value!)
       } catch (err) {
-        if (err instanceof RecordError || err instanceof SchemaError) {
+        // IcebergError: a value the partition transform refuses. Data, not a crash.
+        if (err instanceof RecordError || err instanceof SchemaError || err instanceof IcebergError) {
           dead.push({ record: item.record, reason: err.message, table, stage: 'coerce' })
           continue
         }
@@ -307,8 +308,10 @@ async function runGroup(
   try {
     outcome = await registerBatches(control, { pipeline: config.pipeline, writerId, expected, next, batches })
   } catch (err) {
+    // FencedError: the transaction was cancelled, nothing was written — the caller deletes the
+    // files and retries. Any other error may hide a transaction that DID commit (a timeout after
+    // sending): the files must stay; if they are not registered, orphan cleanup removes them.
     if (err instanceof FencedError) return err
-    await group.files.deleteAll(io).catch(() => undefined)
     throw err
   }
   result.transactions++
