@@ -106,7 +106,7 @@ export async function writeTableMetadata(io: FileIO, path: string, md: TableMeta
 export async function writeVersionHint(io: FileIO, md: TableMetadata, path: string): Promise<void> {
   void md
   const name = baseName(path)
-  const hadoop = /^v(\d+)\.metadata\.json$/.exec(name)
+  const hadoop = /^v(\d+)(?:\.gz)?\.metadata\.json$/.exec(name)
   const hint = hadoop ? hadoop[1]! : name.replace(/(\.gz)?\.metadata\.json$/, '')
   await io.write(`${dirName(path)}/version-hint.text`, hint, { contentType: 'text/plain' })
 }
