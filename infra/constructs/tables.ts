@@ -108,7 +108,10 @@ export class Catalog extends Construct {
     grantee.grantPrincipal.addToPrincipalPolicy(
       new iam.PolicyStatement({
         sid: 'GlueCatalog',
-        actions: ['glue:GetDatabase', 'glue:GetTable', 'glue:GetTables', 'glue:CreateTable', 'glue:UpdateTable'],
+        // CreateDatabase: the writer ensures a table's namespace exists before creating the table;
+        // on the stack's database that answers AlreadyExists, which it expects (without the
+        // permission it would get AccessDenied instead).
+        actions: ['glue:GetDatabase', 'glue:CreateDatabase', 'glue:GetTable', 'glue:GetTables', 'glue:CreateTable', 'glue:UpdateTable'],
         // Glue authorizes table actions on the catalog, the database and the table.
         resources: [stack.formatArn({ service: 'glue', resource: 'catalog' }), stack.formatArn({ service: 'glue', resource: 'database', resourceName: this.databaseName }), tables],
       }),

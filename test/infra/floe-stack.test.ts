@@ -176,6 +176,7 @@ describe('FloeStack', () => {
     const glue = statements(s).filter((st) => list(st.Action).some((a) => a.startsWith('glue:')))
     expect(glue.length).toBe(2) // writer and committer
     for (const st of glue) {
+      expect(list(st.Action)).toEqual(expect.arrayContaining(['glue:GetTable', 'glue:CreateTable', 'glue:UpdateTable', 'glue:CreateDatabase']))
       const arns = JSON.stringify(st.Resource)
       expect(arns).toContain(':database/lake')
       expect(arns).toContain(':table/lake/*')
