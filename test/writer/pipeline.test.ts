@@ -161,6 +161,30 @@ describe('writeBatch', () => {
     expect(await deadLetterLines(s.io, s.deps.config.dlq)).toHaveLength(3)
   })
 
+  it('writes a record routed to several tables into each, in one registration, and counts dropped records', async () => {
+    const s = await writerSetup({
+      FLOE_ROUTES: JSON.stringify({
+        defaultNamespace: 'db',
+        routes: [{ topic: 'events', field: 'type', match: { signups: '^signup$', everything: '.*' } }],
+        unrouted: 'drop',
+      }),
+    })
+    const r = await writeBatch(
+      s.deps,
+      kafkaEvent([
+        { topic: 'events', partition: 0, offset: 0, value: { type: 'signup', id: 1 } },
+        { topic: 'events', partition: 0, offset: 1, value: { type: 'login', id: 2 } },
+        { topic: 'events', partition: 0, offset: 2, value: { id: 3 } },
+      ]),
+    )
+    expect(r).toMatchObject({ outcome: 'registered', transactions: 1, dropped: 1, deadLetters: 0 })
+    expect(r.tables.map((t) => [t.table, t.rows]).sort()).toEqual([
+      ['db.everything', 2],
+      ['db.signups', 1],
+    ])
+    expect(await checkpoints(s.control)).toEqual({ 'events-0': '3' })
+  })
+
   it('fails with a retryable BackpressureError before writing anything when a table has too many pending batches', async () => {
     const s = await writerSetup({ FLOE_ROUTES: ROUTES, FLOE_MAX_PENDING_BATCHES: '1' })
     await writeBatch(s.deps, kafkaEvent(recs([0])))
