@@ -140,7 +140,7 @@ export async function appendFiles(io: FileIO, base: TableMetadata, files: DataFi
   }
 
   let carried = parent ? await snapshotManifests(io, parent) : []
-  if (fv >= 2) carried = await Promise.all(carried.map((m) => withCounts(io, m)))
+  if (fv >= 2 && carried.some((m) => m.countsMissing)) carried = await Promise.all(carried.map((m) => withCounts(io, m)))
   const manifests = [...newManifests, ...carried]
 
   // v3 row lineage: data manifests without a first_row_id get the next block of row ids.

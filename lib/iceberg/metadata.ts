@@ -278,7 +278,8 @@ export function newTableMetadata(opts: NewTableOptions): TableMetadata {
     'default-sort-order-id': sortOrder['order-id'],
     'sort-orders': [sortOrder],
     properties: { ...opts.properties },
-    'current-snapshot-id': null,
+    // -1, not null: what Iceberg-Java writes, and what older Java readers (getLong) require.
+    'current-snapshot-id': -1n,
     refs: {},
     snapshots: [],
     statistics: [],
