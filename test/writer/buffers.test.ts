@@ -67,3 +67,40 @@ describe('partitionKeyOf', () => {
     expect(partitionKeyOf([new Uint8Array([1, 2])])).toBe(partitionKeyOf([new Uint8Array([1, 2])]))
   })
 })
+
+describe('BufferPool (property)', () => {
+  it('for any sequence of rows: never more than the budget buffered, every row flushed exactly once, one end flush per open buffer', async () => {
+    const fc = await import('fast-check')
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 50, max: 2_000 }),
+        fc.array(fc.record({ t: fc.integer({ min: 0, max: 5 }), p: fc.integer({ min: 0, max: 3 }), bytes: fc.integer({ min: 1, max: 400 }) }), { maxLength: 200 }),
+        async (budget, adds) => {
+          let seen = 0
+          let maxHeld = 0
+          const flushedRows: number[] = []
+          const p: BufferPool<{ i: number }> = new BufferPool<{ i: number }>({
+            budgetBytes: budget,
+            targetFileBytes: Number.MAX_SAFE_INTEGER,
+            flush: async (b) => {
+              maxHeld = Math.max(maxHeld, p.stats.bufferedBytes)
+              for (const r of b.rows) flushedRows.push(r.i)
+            },
+          })
+          for (const a of adds) {
+            await p.add(`t${a.t}`, [a.p], String(a.p), { i: seen++ }, a.bytes)
+            maxHeld = Math.max(maxHeld, p.stats.bufferedBytes)
+          }
+          const open = p.openBuffers
+          await p.flushAll()
+          expect(maxHeld).toBeLessThanOrEqual(budget)
+          expect(p.stats.peakBufferedBytes).toBeLessThanOrEqual(budget)
+          expect(flushedRows.sort((a, b) => a - b)).toEqual(Array.from({ length: seen }, (_, i) => i))
+          expect(p.stats.flushes.end).toBe(open)
+          expect(p.stats.bufferedBytes).toBe(0)
+        },
+      ),
+      { numRuns: 200 },
+    )
+  })
+})

@@ -131,4 +131,41 @@ describe('tables', () => {
     expect(line).toMatchObject({ table: 'db.events', stage: 'schema' })
     expect(line!.reason).toMatch(/table db.events: cannot create with partitionBy \["day\(ts\)"\]: .*ts/)
   })
+
+  it("creates a table from the format's own schema (Avro, Connect envelope) when the records carry one", async () => {
+    const s = await writerSetup({ FLOE_ROUTES: routes() })
+    const schema = {
+      type: 'struct' as const,
+      'schema-id': 0,
+      fields: [
+        { id: 1, name: 'id', required: true, type: 'int' },
+        { id: 2, name: 'price', required: false, type: 'decimal(9, 2)' },
+      ],
+    }
+    const decoders = {
+      decodeValue: async (rec: Parameters<typeof s.deps.decoders.decodeValue>[0]) => {
+        const decoded = await s.deps.decoders.decodeValue(rec)
+        return decoded.ok ? { ...decoded, schema } : decoded
+      },
+    }
+    await writeBatch({ ...s.deps, decoders }, kafkaEvent([{ topic: 'events', partition: 0, offset: 0, value: { id: 7, price: '12.30' } }]))
+    const created = currentSchema((await s.catalog.loadTable(id)).metadata)
+    expect(created.fields.map((f) => [f.name, f.type, f.required])).toEqual([
+      ['id', 'int', true],
+      ['price', 'decimal(9, 2)', false],
+    ])
+  })
+
+  it('adds the _kafka column to an existing table when kafkaMetadata is turned on', async () => {
+    const s = await writerSetup({ FLOE_ROUTES: routes() })
+    await writeBatch(s.deps, kafkaEvent([{ topic: 'events', partition: 0, offset: 0, value: { id: 1 } }]))
+    const on = await writerSetup({ FLOE_ROUTES: routes({ tables: { events: { kafkaMetadata: true } } }) })
+    const deps = { ...on.deps, catalog: s.catalog, control: s.control, io: s.io }
+    const r = await writeBatch(deps, kafkaEvent([{ topic: 'events', partition: 0, offset: 1, timestamp: 1_714_557_600_000, value: { id: 2 } }]))
+    expect(r.tables[0]).toMatchObject({ rows: 1, evolvedToSchemaId: 1 })
+    const schema = currentSchema((await s.catalog.loadTable(id)).metadata)
+    expect(schema.fields.map((f) => f.name)).toEqual(['id', '_kafka'])
+    const { rows } = await firstFileRows(s)
+    expect(rows[0]!._kafka).toMatchObject({ topic: 'events', partition: 0, offset: 1n, timestamp: new Date(1_714_557_600_000) })
+  })
 })
