@@ -59,6 +59,14 @@ export const ContextSchema = z
     consumerGroupId: z.string().regex(/^[a-zA-Z0-9\-/*:_+=.@]{1,150}$/, 'at most 150 of [a-zA-Z0-9-/*:_+=.@]').optional(),
     /** Where a new consumer group starts. TRIM_HORIZON: a first deploy loses nothing already in the topic. */
     startingPosition: z.enum(['TRIM_HORIZON', 'LATEST', 'AT_TIMESTAMP']).default('TRIM_HORIZON'),
+    /**
+     * Where the mapping puts a batch it gives up on. `s3` (default): a bucket of failed batches,
+     * whole records kept for replay, and an alarm. With a destination Lambda stops after 10
+     * retries, so a long outage (or back pressure) parks batches there instead of in Kafka.
+     * `none`: no destination, retries until the records leave the topic's retention: every
+     * record waits in Kafka (DESIGN.md invariant 5), at the price of a stuck partition.
+     */
+    onFailure: z.enum(['s3', 'none']).default('s3'),
     /** Unix seconds, with startingPosition AT_TIMESTAMP. */
     startingPositionTimestamp: z.number().int().positive().optional(),
     /**

@@ -60,10 +60,14 @@ export class FloeStack extends Stack {
       deadLetterPrefix: c.deadLetterPrefix,
       deadLetterRetentionDays: c.deadLetterRetentionDays,
     })
-    const failedBatches = secureBucket(this, 'FailedBatches', {
-      accessLogs: { bucket: accessLogs, prefix: 'failed-batches/' },
-      lifecycleRules: [{ id: 'expire-failed-batches', expiration: Duration.days(c.deadLetterRetentionDays) }],
-    })
+    const failedBatches =
+      c.onFailure === 's3'
+        ? secureBucket(this, 'FailedBatches', {
+            accessLogs: { bucket: accessLogs, prefix: 'failed-batches/' },
+            lifecycleRules: [{ id: 'expire-failed-batches', expiration: Duration.days(c.deadLetterRetentionDays) }],
+            requestMetrics: true,
+          })
+        : undefined
     this.control = new ControlTable(this, 'Control')
     this.catalog = new Catalog(this, 'Catalog', c.catalog === 'glue' ? { kind: 'glue', database: c.glueDatabase! } : { kind: 'dynamodb', tableName: c.catalogTableName })
 
@@ -103,7 +107,7 @@ export class FloeStack extends Stack {
       .bindControlTable(this.control, 'committer')
       .bindCatalog(this.catalog)
 
-    this.kafka = new KafkaSource(this, 'Kafka', { config: c, target: this.writer, failedBatches: new S3FailedBatches(failedBatches) })
+    this.kafka = new KafkaSource(this, 'Kafka', { config: c, target: this.writer, failedBatches: failedBatches && new S3FailedBatches(failedBatches) })
 
     const schedule = new scheduler.Schedule(this, 'CommitSchedule', {
       description: `Floe ${c.pipeline}: run the committer`,
@@ -126,6 +130,7 @@ export class FloeStack extends Stack {
       offsetLagThreshold: c.offsetLagAlarmThreshold,
       maxPendingBatches: maxPending,
       alarmTopicArn: c.alarmTopicArn,
+      failedBatchesBucketName: failedBatches?.bucketName,
     })
 
     this.acknowledgeFindings()
@@ -136,7 +141,7 @@ export class FloeStack extends Stack {
       ...(this.catalog.table ? [['CatalogTableName', this.catalog.table.tableName, 'FLOE_CATALOG_TABLE'] as [string, string, string]] : []),
       ['WriterFunctionName', this.writer.functionName],
       ['CommitterFunctionName', this.committer.functionName],
-      ['FailedBatchesBucket', failedBatches.bucketName, 'Kafka batches the mapping gave up on (retries exhausted)'],
+      ...(failedBatches ? [['FailedBatchesBucket', failedBatches.bucketName, 'Kafka batches the mapping gave up on (retries exhausted)'] as [string, string, string]] : []),
       ['DashboardName', this.monitoring.dashboard.dashboardName],
     ]
     this.outputs = outputs.map(([outputId, value, description]) => new CfnOutput(this, outputId, { value, description }))

@@ -30,7 +30,8 @@ export class S3FailedBatches implements lambda.IEventSourceDlq {
 export interface KafkaSourceProps {
   config: FloeStackConfig
   target: lambda.IFunction
-  failedBatches: lambda.IEventSourceDlq
+  /** On-failure destination; none: retry until the records expire in the topic. */
+  failedBatches?: lambda.IEventSourceDlq
 }
 
 /** EC2 actions the mapping uses to reach brokers from inside their VPC; none supports resource-level scoping that Lambda uses. */
@@ -82,7 +83,7 @@ export class KafkaSource extends Construct {
           maxBatchingWindow: Duration.seconds(c.maxBatchingWindowSeconds),
           sourceAccessConfigurations: access.length ? access : undefined,
           onFailure: props.failedBatches,
-          supportS3OnFailureDestination: true,
+          supportS3OnFailureDestination: props.failedBatches !== undefined,
         }),
       )
     }

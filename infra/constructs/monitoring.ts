@@ -2,7 +2,8 @@
  * Alarms and a dashboard for one pipeline. Custom metrics are Powertools EMF metrics in the
  * `Floe` namespace with the default `service` dimension (POWERTOOLS_SERVICE_NAME = pipeline):
  * `PendingBatches` (committer, uncommitted batches), `CommitFailures` (committer), `DeadLetters`
- * (writer). Consumer lag is Lambda's own `OffsetLag` metric of the Kafka mappings.
+ * (writer). Consumer lag is Lambda's own `OffsetLag` metric of the Kafka mappings; batches the
+ * mapping gives up on show as S3 PutRequests on the failed-batches bucket.
  */
 import { Duration } from 'aws-cdk-lib'
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch'
@@ -21,6 +22,8 @@ export interface MonitoringProps {
   /** FLOE_MAX_PENDING_BATCHES: writers push back at this backlog; the alarm fires at 80 % of it. */
   maxPendingBatches: number
   alarmTopicArn?: string
+  /** Bucket the event source mapping puts batches it gave up on; request metrics enabled (`EntireBucket`). */
+  failedBatchesBucketName?: string
 }
 
 export class Monitoring extends Construct {
@@ -47,6 +50,15 @@ export class Monitoring extends Construct {
       commitFailures: floe('CommitFailures', 'Sum'),
       deadLetters: floe('DeadLetters', 'Sum'),
     }
+    const failedBatches = props.failedBatchesBucketName
+      ? new cloudwatch.Metric({
+          namespace: 'AWS/S3',
+          metricName: 'PutRequests',
+          dimensionsMap: { BucketName: props.failedBatchesBucketName, FilterId: 'EntireBucket' },
+          statistic: 'Sum',
+          period,
+        })
+      : undefined
     const topic = props.alarmTopicArn ? sns.Topic.fromTopicArn(this, 'AlarmTopic', props.alarmTopicArn) : undefined
     const alarm = (alarmId: string, metric: cloudwatch.IMetric, threshold: number, evaluationPeriods: number, description: string) => {
       const a = new cloudwatch.Alarm(this, alarmId, {
@@ -73,6 +85,9 @@ export class Monitoring extends Construct {
     alarm('CommitterErrors', metrics.committerErrors, 1, 3, 'the committer function has crashed for 15 minutes')
     // One dead letter is worth a look: it is a record that is not in any table.
     alarm('DeadLetters', metrics.deadLetters, 1, 1, 'records were dead-lettered (not in any table until replayed)')
+    // The mapping skipped a batch after its retries: those records are in no table and no dead
+    // letter, only in the failed-batches bucket. Always worth a page.
+    if (failedBatches) alarm('FailedBatches', failedBatches, 1, 1, 'the event source mapping gave up on a batch (see the failed-batches bucket; replay it)')
 
     this.dashboard = new cloudwatch.Dashboard(this, 'Dashboard', {
       dashboardName: `floe-${props.pipeline}`.replace(/[^A-Za-z0-9_-]/g, '-'),
@@ -96,7 +111,10 @@ export class Monitoring extends Construct {
             width: 12,
           }),
         ],
-        [new cloudwatch.GraphWidget({ title: 'Dead letters', left: [metrics.deadLetters], width: 24 })],
+        [
+          new cloudwatch.GraphWidget({ title: 'Dead letters', left: [metrics.deadLetters], width: failedBatches ? 12 : 24 }),
+          ...(failedBatches ? [new cloudwatch.GraphWidget({ title: 'Failed batches (mapping gave up)', left: [failedBatches], width: 12 })] : []),
+        ],
       ],
     })
   }

@@ -10,7 +10,12 @@ export interface SecureBucketProps {
   /** Where server access logs go; omit only for the access-log bucket itself. */
   accessLogs?: { bucket: s3.IBucket; prefix: string }
   lifecycleRules?: s3.LifecycleRule[]
+  /** CloudWatch request metrics for the whole bucket (filter id `EntireBucket`), e.g. to alarm on puts. */
+  requestMetrics?: boolean
 }
+
+/** FilterId dimension of a bucket's whole-bucket request metrics. */
+export const ENTIRE_BUCKET = 'EntireBucket'
 
 export function secureBucket(scope: Construct, id: string, props: SecureBucketProps): s3.Bucket {
   const bucket = new s3.Bucket(scope, id, {
@@ -26,6 +31,7 @@ export function secureBucket(scope: Construct, id: string, props: SecureBucketPr
     serverAccessLogsBucket: props.accessLogs?.bucket,
     serverAccessLogsPrefix: props.accessLogs?.prefix,
     lifecycleRules: [{ id: 'abort-incomplete-uploads', abortIncompleteMultipartUploadAfter: Duration.days(1) }, ...(props.lifecycleRules ?? [])],
+    metrics: props.requestMetrics ? [{ id: ENTIRE_BUCKET }] : undefined,
   })
   return bucket
 }

@@ -71,6 +71,15 @@ describe('FloeStack', () => {
     expect(secretReads.map((st) => st.Resource)).toEqual([secret])
   })
 
+  it('onFailure none: no destination, no failed-batches bucket or alarm (records wait in Kafka)', () => {
+    const s = synth({ ...MINIMAL, onFailure: 'none' })
+    const mappings = resources(s, 'AWS::Lambda::EventSourceMapping').map(([, r]) => r.Properties)
+    expect(mappings.map((m) => m.DestinationConfig)).toEqual([undefined, undefined])
+    expect(resources(s, 'AWS::S3::Bucket')).toHaveLength(2)
+    expect(resources(s, 'AWS::CloudWatch::Alarm').map(([, r]) => r.Properties.MetricName)).not.toContain('PutRequests')
+    expect(statements(s).filter((st) => JSON.stringify(st.Resource).includes('FailedBatches'))).toEqual([])
+  })
+
   it('the committer runs on an EventBridge Scheduler schedule, every minute by default', () => {
     expect(has(minimal, 'AWS::Scheduler::Schedule', {
       ScheduleExpression: 'rate(1 minute)',
@@ -80,11 +89,14 @@ describe('FloeStack', () => {
     expect(has(synth({ ...MINIMAL, commitSchedule: 'rate(5 minutes)' }), 'AWS::Scheduler::Schedule', { ScheduleExpression: 'rate(5 minutes)' })).not.toThrow()
   })
 
-  it('alarms on writer errors, consumer lag, pending backlog, commit failures, committer errors and dead letters', () => {
+  it('alarms on writer errors, consumer lag, pending backlog, commit failures, committer errors, dead letters and failed batches', () => {
     const alarms = resources(minimal, 'AWS::CloudWatch::Alarm').map(([, r]) => r.Properties)
     const byMetric = new Map(alarms.map((a) => [`${a.Namespace}/${a.MetricName}`, a]))
-    expect([...byMetric.keys()].sort()).toEqual(['AWS/Lambda/Errors', 'AWS/Lambda/OffsetLag', 'Floe/CommitFailures', 'Floe/DeadLetters', 'Floe/PendingBatches'].sort())
-    expect(alarms).toHaveLength(6) // Errors twice: writer and committer
+    expect([...byMetric.keys()].sort()).toEqual(['AWS/Lambda/Errors', 'AWS/Lambda/OffsetLag', 'AWS/S3/PutRequests', 'Floe/CommitFailures', 'Floe/DeadLetters', 'Floe/PendingBatches'].sort())
+    expect(alarms).toHaveLength(7) // Errors twice: writer and committer
+    // A batch the mapping gave up on lands in the failed-batches bucket, whose request metrics are on.
+    expect(byMetric.get('AWS/S3/PutRequests')).toMatchObject({ Threshold: 1, Dimensions: expect.arrayContaining([{ Name: 'FilterId', Value: 'EntireBucket' }, { Name: 'BucketName', Value: { Ref: expect.stringMatching(/^FailedBatches/) } }]) })
+    expect(has(minimal, 'AWS::S3::Bucket', { MetricsConfigurations: [{ Id: 'EntireBucket' }] })).not.toThrow()
     expect(byMetric.get('AWS/Lambda/OffsetLag')).toMatchObject({ Statistic: 'Maximum', Threshold: 100_000, Dimensions: [{ Name: 'FunctionName', Value: { Ref: expect.stringMatching(/^Writer/) } }] })
     // Powertools EMF metrics carry the `service` dimension = POWERTOOLS_SERVICE_NAME = pipeline.
     expect(byMetric.get('Floe/PendingBatches')).toMatchObject({ Threshold: 800, Dimensions: [{ Name: 'service', Value: 'floe' }] })
