@@ -180,6 +180,27 @@ describe('appendFiles on copies of fixture tables', () => {
     expect(ours.map((e) => e.dataFile.firstRowId)).toEqual([before, before + 10n])
   })
 
+  it('assigns row ids to carried data manifests without first_row_id (v1 table upgraded to v3), as Java does', async () => {
+    const { io, md } = await copyTable('duckdb-iceberg/data/persistent/iceberg_v1_repro/repro/merch_v1')
+    expect(md['format-version']).toBe(3)
+    const old = await snapshotManifests(io, currentSnapshot(md)!)
+    expect(old.every((m) => m.firstRowId === null)).toBe(true)
+    const next = await appendFiles(io, md, [file(1)])
+    const snap = currentSnapshot(next)!
+    const list = await snapshotManifests(io, snap)
+    // New manifest first (10 rows), then each carried data manifest gets the next block.
+    let expected = md['next-row-id'] ?? 0n
+    for (const m of list) {
+      expect(m.firstRowId).toBe(expected)
+      expected += m.addedRowsCount + m.existingRowsCount
+    }
+    expect(next['next-row-id']).toBe(expected)
+    expect(snap['added-rows']).toBe(expected - (md['next-row-id'] ?? 0n))
+    const ids = (await liveDataFiles(io, next)).map((e) => [e.dataFile.firstRowId, e.dataFile.recordCount] as const)
+    const ranges = ids.map(([id, n]) => [id!, id! + BigInt(n)] as const).sort((a, b) => (a[0] < b[0] ? -1 : 1))
+    expect(ranges.every((r, i) => i === 0 || ranges[i - 1]![1] <= r[0])).toBe(true) // no overlapping row ids
+  })
+
   it('appends to a v1 table with embedded manifests as a v1 manifest list', async () => {
     const { io, md } = await copyTable('duckdb-iceberg/data/persistent/iceberg_v1_deprecated/default/legacy_v1')
     expect(currentSnapshot(md)!.manifests).toHaveLength(1)
