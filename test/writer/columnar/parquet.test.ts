@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api'
@@ -243,6 +243,52 @@ describe('encodeParquet', () => {
     expect(metrics.valueCounts!.get(1)).toBe(50)
     const [{ n }] = (await query(`select count(*)::int as n from read_parquet('${fileOf(bytes)}')`)) as [{ n: number }]
     expect(n).toBe(50)
+  })
+
+  it("uses the Iceberg spec's Parquet types: TIME/TIMESTAMP micros with the right UTC flag, DATE, decimals by precision, fixed", async () => {
+    const s: Schema = {
+      type: 'struct',
+      'schema-id': 0,
+      fields: [
+        { id: 1, name: 'at', required: false, type: 'time' },
+        { id: 2, name: 'local', required: false, type: 'timestamp' },
+        { id: 3, name: 'zoned', required: false, type: 'timestamptz' },
+        { id: 4, name: 'ns', required: false, type: 'timestamptz_ns' },
+        { id: 5, name: 'd', required: false, type: 'date' },
+        { id: 6, name: 'small', required: false, type: 'decimal(4, 1)' },
+        { id: 7, name: 'mid', required: false, type: 'decimal(18, 1)' },
+        { id: 8, name: 'wide', required: false, type: 'decimal(20, 1)' },
+        { id: 9, name: 'f', required: false, type: 'fixed[3]' },
+        { id: 10, name: 'u', required: false, type: 'uuid' },
+      ],
+    }
+    const c = compileCoercer(s, { table: 't' })
+    const row = c({ at: '10:00:00', local: '2024-01-01T00:00:00', zoned: '2024-01-01T00:00:00Z', ns: '2024-01-01T00:00:00.123456789Z', d: '2024-01-01', small: '1.5', mid: '1.5', wide: '-1.5', f: 'AQID', u: '123e4567-e89b-12d3-a456-426614174000' }).row
+    const path = fileOf((await encodeParquet(s, [row])).bytes)
+    const types = await query(`select name, type, type_length, logical_type from parquet_schema('${path}') where field_id is not null order by field_id::int`)
+    // DuckDB prints the logical type's thrift union; keep only the parts that are set.
+    const logical = (t: unknown) => String(t).replace(/(MILLIS|MICROS|NANOS)=<null>, ?/g, '').replace(/, (MICROS|NANOS)=<null>/g, '')
+    expect(types.map((t) => [t.name, t.type, t.type_length ?? '', logical(t.logical_type)])).toEqual([
+      ['at', 'INT64', '', 'TimeType(isAdjustedToUTC=0, unit=TimeUnit(MICROS=MicroSeconds()))'],
+      ['local', 'INT64', '', 'TimestampType(isAdjustedToUTC=0, unit=TimeUnit(MICROS=MicroSeconds()))'],
+      ['zoned', 'INT64', '', 'TimestampType(isAdjustedToUTC=1, unit=TimeUnit(MICROS=MicroSeconds()))'],
+      ['ns', 'INT64', '', 'TimestampType(isAdjustedToUTC=1, unit=TimeUnit(NANOS=NanoSeconds()))'],
+      ['d', 'INT32', '', 'DateType()'],
+      ['small', 'INT32', '', 'DecimalType(scale=1, precision=4)'],
+      ['mid', 'INT64', '', 'DecimalType(scale=1, precision=18)'],
+      ['wide', 'FIXED_LEN_BYTE_ARRAY', '9', 'DecimalType(scale=1, precision=20)'],
+      ['f', 'FIXED_LEN_BYTE_ARRAY', '3', 'null'],
+      ['u', 'FIXED_LEN_BYTE_ARRAY', '16', 'null'],
+    ])
+    const [got] = await query(`select "at"::varchar as "at", small::varchar as small, mid::varchar as mid, wide::varchar as wide from read_parquet('${path}')`)
+    expect(got).toEqual({ at: '10:00:00', small: '1.5', mid: '1.5', wide: '-1.5' })
+    // DuckDB's TIMESTAMPTZ holds microseconds; hyparquet gives the stored nanoseconds.
+    const file = readFileSync(path)
+    const [raw] = await parquetReadObjects({
+      file: file.buffer.slice(file.byteOffset, file.byteOffset + file.byteLength) as ArrayBuffer,
+      compressors,
+      columns: ['ns'], parsers: { timestampFromNanoseconds: (ns: bigint) => ns } as never })
+    expect(raw).toEqual({ ns: 1704067200123456789n })
   })
 
   it('encodes zero rows as a valid empty file', async () => {
