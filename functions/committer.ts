@@ -11,6 +11,7 @@
 import middy from '@middy/core'
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware'
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware'
+import type { Context } from 'aws-lambda'
 import { createCatalog } from '../lib/catalog/index.js'
 import { createClients, type AwsClients } from '../lib/clients.js'
 import { runCommitter, type CommitRunResult } from '../lib/commit/committer.js'
@@ -30,6 +31,7 @@ export interface CommitterSummary {
   committed: number
   failures: number
   busy: number
+  deferred: number
   batches: number
   files: number
   records: number
@@ -55,13 +57,24 @@ export function summarizeRun(run: CommitRunResult): CommitterSummary {
 export function createCommitterHandler(deps: CommitDeps | (() => Promise<CommitDeps>)) {
   let ready: Promise<CommitDeps> | undefined
   const resolve = () => (ready ??= typeof deps === 'function' ? deps() : Promise.resolve(deps))
-  return middy(async (): Promise<CommitterSummary> => {
+  return middy(async (_event: unknown, context: Context): Promise<CommitterSummary> => {
     const d = await resolve()
     logger.appendKeys({ pipeline: d.config.pipeline })
-    return summarizeRun(await runCommitter(d))
+    return summarizeRun(await runCommitter(d, { deadline: deadlineOf(context) }))
   })
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(logMetrics(metrics))
+}
+
+/**
+ * No new table commit starts in the last 20% of the invocation's time (at least 10 s): a commit cut
+ * off by the timeout is safe (the protocol survives crashes) but leaves its lease held until it
+ * expires, delaying that table by FLOE_LEASE_TTL_SECONDS.
+ */
+export function deadlineOf(context: Pick<Context, 'getRemainingTimeInMillis'> | undefined, now = Date.now()): number | undefined {
+  const remaining = context?.getRemainingTimeInMillis?.()
+  if (remaining === undefined || !Number.isFinite(remaining)) return undefined
+  return now + remaining - Math.max(10_000, remaining * 0.2)
 }
 
 const build = (config: FloeConfig): Promise<CommitDeps> =>

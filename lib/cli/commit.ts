@@ -19,7 +19,9 @@ export function formatCommitRun(run: CommitRunResult): string {
             ? `FAILED: ${r.error?.name}: ${r.error?.message}`
             : r.status === 'busy'
               ? 'skipped: another committer holds the lease'
-              : 'nothing pending'
+              : r.status === 'deferred'
+                ? 'deferred: out of time'
+                : 'nothing pending'
     const extra = [r.alreadyCommitted > 0 && r.status === 'committed' ? `${r.alreadyCommitted} already committed` : '', r.conflicts ? `${r.conflicts} conflicts` : '']
       .filter(Boolean)
       .join(', ')

@@ -14,6 +14,8 @@ export interface CommitRunResult {
   /** Tables whose commit failed (see results[].error); non-zero means the run needs attention. */
   failures: number
   busy: number
+  /** Tables not started because the deadline passed. */
+  deferred: number
   batches: number
   files: number
   records: number
@@ -23,16 +25,24 @@ export interface CommitRunResult {
 export interface RunOptions extends CommitOptions {
   /** Only these tables (default: every table with pending batches). */
   tables?: string[]
+  /** Epoch ms after which no new table commit starts (a Lambda's remaining time minus a margin). */
+  deadline?: number
 }
 
 export async function runCommitter(deps: CommitDeps, opts: RunOptions = {}): Promise<CommitRunResult> {
   const tables = opts.tables ?? (await listPendingTables(deps.control, deps.config.pipeline))
-  const results = await mapBounded(tables, deps.config.commitConcurrency, (table) => commitTable(deps, table, opts))
+  const results = await mapBounded(tables, deps.config.commitConcurrency, async (table): Promise<TableCommitResult> => {
+    if (opts.deadline !== undefined && Date.now() >= opts.deadline) {
+      return { table, status: 'deferred', batches: 0, files: 0, records: 0, alreadyCommitted: 0, pending: 0, conflicts: 0, latencyMs: 0 }
+    }
+    return commitTable(deps, table, opts)
+  })
   const run: CommitRunResult = {
     tables: tables.length,
     committed: results.filter((r) => r.status === 'committed').length,
     failures: results.filter((r) => r.status === 'failed').length,
     busy: results.filter((r) => r.status === 'busy').length,
+    deferred: results.filter((r) => r.status === 'deferred').length,
     batches: sum(results, (r) => r.batches),
     files: sum(results, (r) => r.files),
     records: sum(results, (r) => r.records),
@@ -46,6 +56,7 @@ export async function runCommitter(deps: CommitDeps, opts: RunOptions = {}): Pro
     committed: run.committed,
     failures: run.failures,
     busy: run.busy,
+    deferred: run.deferred,
     batches: run.batches,
     failed: results.filter((r) => r.status === 'failed').map((r) => ({ table: r.table, error: r.error?.message })),
   })

@@ -38,6 +38,8 @@ export type TableCommitStatus =
   | 'idle'
   /** Another committer holds the lease. */
   | 'busy'
+  /** Not started: the invocation's time was nearly up (the next run takes it). */
+  | 'deferred'
   | 'failed'
 
 export interface TableCommitResult {

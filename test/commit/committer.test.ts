@@ -24,6 +24,16 @@ describe('runCommitter', () => {
     expect(again).toMatchObject({ tables: 1, committed: 0, failures: 1 })
   })
 
+  it('starts no table after the deadline: they are deferred to the next run, still pending', async () => {
+    const t = await testCommit()
+    const { name } = await t.table()
+    await t.register(name)
+    const run = await runCommitter(t.deps, { deadline: Date.now() - 1 })
+    expect(run).toMatchObject({ tables: 1, committed: 0, deferred: 1, failures: 0 })
+    expect(await t.livePaths(name)).toEqual([])
+    expect(await runCommitter(t.deps)).toMatchObject({ committed: 1, deferred: 0 })
+  })
+
   it('runs nothing when nothing is pending', async () => {
     const t = await testCommit()
     expect(await runCommitter(t.deps)).toMatchObject({ tables: 0, committed: 0, failures: 0, results: [] })

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { Context } from 'aws-lambda'
-import { createCommitterHandler } from '../../functions/committer.js'
+import { createCommitterHandler, deadlineOf } from '../../functions/committer.js'
 import { parquetReadObjects } from 'hyparquet'
 import { compressors } from 'hyparquet-compressors'
 import { icebergRead } from 'icebird'
@@ -25,6 +25,14 @@ describe('committer handler', () => {
     expect(summary.results[0]!.snapshotId).toMatch(/^\d+$/)
     expect(JSON.parse(JSON.stringify(summary))).toEqual(summary)
     expect(await handler({}, context)).toMatchObject({ tables: 0, failures: 0 })
+  })
+})
+
+describe('deadlineOf', () => {
+  it('stops starting tables in the last 20% of the invocation, at least 10 s before the timeout', () => {
+    expect(deadlineOf({ getRemainingTimeInMillis: () => 300_000 }, 0)).toBe(240_000)
+    expect(deadlineOf({ getRemainingTimeInMillis: () => 30_000 }, 0)).toBe(20_000)
+    expect(deadlineOf(undefined, 0)).toBeUndefined()
   })
 })
 
