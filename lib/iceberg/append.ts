@@ -95,6 +95,9 @@ async function withCounts(io: FileIO, m: ManifestFile): Promise<ManifestFile> {
  */
 export async function appendFiles(io: FileIO, base: TableMetadata, files: DataFile[], opts: AppendOptions = {}): Promise<TableMetadata> {
   const fv = base['format-version']
+  const keys = base['encryption-keys']
+  if ((Array.isArray(keys) && keys.length > 0) || base.snapshots.some((s) => s['key-id'] !== undefined))
+    throw new IcebergError(`table ${base.location} is encrypted (encryption-keys); Floe does not write encrypted manifests`)
   const parent = currentSnapshot(base)
   const snapshotId = opts.snapshotId ?? newSnapshotId(base)
   if (base.snapshots.some((s) => s['snapshot-id'] === snapshotId)) throw new IcebergError(`table ${base.location}: snapshot id ${snapshotId} already exists`)

@@ -343,7 +343,9 @@ export function appendMetadataLog(
   md: TableMetadata,
   previous: { path: string; lastUpdatedMs: number },
 ): { metadata: TableMetadata; obsolete: string[] } {
-  const max = Math.max(0, Number.parseInt(md.properties['write.metadata.previous-versions-max'] ?? '100', 10) || 0)
+  const raw = md.properties['write.metadata.previous-versions-max']
+  const parsed = raw === undefined ? Number.NaN : Number.parseInt(raw, 10)
+  const max = Number.isInteger(parsed) && parsed >= 0 ? parsed : 100
   const log = [...md['metadata-log'], { 'timestamp-ms': previous.lastUpdatedMs, 'metadata-file': previous.path }]
   const dropped = log.length > max ? log.slice(0, log.length - max) : []
   const kept = log.slice(dropped.length)

@@ -1,4 +1,4 @@
-import { cpSync, mkdtempSync } from 'node:fs'
+import { cpSync, mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -135,6 +135,11 @@ describe('appendFiles on a new table', () => {
     await expect(appendFiles(localIO, md, [file(1, { specId: 7 })])).rejects.toThrow(/no partition spec with id 7/)
     const next = await appendFiles(localIO, md, [file(1)], { snapshotId: 42n })
     await expect(appendFiles(localIO, next, [file(2)], { snapshotId: 42n })).rejects.toThrow(IcebergError)
+  })
+
+  it('refuses to append to an encrypted table rather than write plaintext manifests', async () => {
+    const text = readFileSync(`${ICEBERG}/apache-iceberg-rust/crates/iceberg/testdata/table_metadata/TableMetadataV3ValidEncryption.json`, 'utf8')
+    await expect(appendFiles(localIO, parseTableMetadata(text), [file(1)])).rejects.toThrow(/is encrypted/)
   })
 
   it('draws random positive 63-bit snapshot ids', () => {

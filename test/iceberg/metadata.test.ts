@@ -154,6 +154,11 @@ describe('metadata log', () => {
     expect(obsolete).toEqual([]) // deletion not enabled
   })
 
+  it('falls back to 100 when write.metadata.previous-versions-max is not a number', () => {
+    const { metadata } = appendMetadataLog(withLog(100, { 'write.metadata.previous-versions-max': 'lots' }), { path: 'p', lastUpdatedMs: 1 })
+    expect(metadata['metadata-log']).toHaveLength(100)
+  })
+
   it('defaults to 100 entries and lists dropped files for deletion when delete-after-commit is enabled', () => {
     const { metadata, obsolete } = appendMetadataLog(withLog(100, { 'write.metadata.delete-after-commit.enabled': 'true' }), { path: 'p', lastUpdatedMs: 1 })
     expect(metadata['metadata-log']).toHaveLength(100)
