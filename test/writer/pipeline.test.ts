@@ -185,6 +185,37 @@ describe('writeBatch', () => {
     expect(await checkpoints(s.control)).toEqual({ 'events-0': '3' })
   })
 
+  it('after a registration with an unknown outcome, keeps its files and the retry registers the records once', async () => {
+    const s = await writerSetup({ FLOE_ROUTES: ROUTES })
+    await writeBatch(s.deps, kafkaEvent(recs([0])))
+    // The transaction goes through but the answer is lost (a timeout after sending).
+    const doc = s.control.doc
+    let lost = false
+    const flaky = new Proxy(doc, {
+      get(target, prop, receiver) {
+        if (prop !== 'send') return Reflect.get(target, prop, receiver)
+        return async (cmd: { constructor: { name: string } }) => {
+          const out = await target.send(cmd as never)
+          if (cmd.constructor.name === 'TransactWriteCommand' && !lost) {
+            lost = true
+            throw Object.assign(new Error('socket hang up'), { name: 'TimeoutError' })
+          }
+          return out
+        }
+      },
+    })
+    const event = kafkaEvent(recs([1, 2, 3]))
+    await expect(writeBatch({ ...s.deps, control: { ...s.control, doc: flaky } }, event)).rejects.toThrow(/socket hang up/)
+    // The committed batch's files are still there.
+    const reg = (await registered(s.control)).get('db.events')!
+    for (const f of [...reg.files.values()].flat()) expect(await s.io.exists(f.filePath)).toBe(true)
+    // The mapping retries: nothing new, nothing registered twice.
+    const retry = await writeBatch(s.deps, structuredClone(event))
+    expect(retry).toMatchObject({ outcome: 'nothing-new', belowCheckpoint: 3 })
+    const after = (await registered(s.control)).get('db.events')!
+    expect(after.batches.reduce((n, b) => n + b.recordCount, 0)).toBe(4)
+  })
+
   it('fails with a retryable BackpressureError before writing anything when a table has too many pending batches', async () => {
     const s = await writerSetup({ FLOE_ROUTES: ROUTES, FLOE_MAX_PENDING_BATCHES: '1' })
     await writeBatch(s.deps, kafkaEvent(recs([0])))
