@@ -186,7 +186,12 @@ async function ownAttemptLanded(
   const batchId = key.sk.slice(PENDING_PREFIX.length)
   const table = req.batches[0]!.table
   for (const k of [key, committedBatchKey(req.pipeline, table, batchId)]) {
-    const out = await ctx.doc.send(new GetCommand({ TableName: ctx.table, Key: k, ConsistentRead: true, ProjectionExpression: 'attemptId' }))
+    let out
+    try {
+      out = await ctx.doc.send(new GetCommand({ TableName: ctx.table, Key: k, ConsistentRead: true, ProjectionExpression: 'attemptId' }))
+    } catch (err) {
+      throw wrapDynamoError(`checking whether batch ${batchId} of ${table} is ours`, err)
+    }
     if (out.Item?.attemptId === attemptId) return true
   }
   return false
