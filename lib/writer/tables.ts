@@ -128,15 +128,16 @@ export class TableSet {
         this.#namespaces.set(id.namespace, ns)
       }
       await ns
-      await catalog.createTable(id, { schema, spec, properties: options.properties })
+      const created = await catalog.createTable(id, { schema, spec, properties: options.properties })
+      const state = stateOf(name, id, options, kafka, created.metadata, created.metadataLocation)
+      state.created = true
+      return state
     } catch (err) {
-      // Another writer created it first: use theirs (and evolve it if ours has more fields).
+      // Another writer created it first: use theirs (evolution then adds what ours has more).
       if (!(err instanceof AlreadyExistsError)) throw err
     }
     const loaded = await catalog.loadTable(id)
-    const state = stateOf(name, id, options, kafka, loaded.metadata, loaded.metadataLocation)
-    state.created = true
-    return state
+    return stateOf(name, id, options, kafka, loaded.metadata, loaded.metadataLocation)
   }
 
   async #evolve(state: TableState, samples: Sample[]): Promise<void> {

@@ -26,7 +26,7 @@ export interface WriterCatalog {
   createTable(
     id: TableIdentifier,
     req: { schema: Schema; spec?: PartitionSpec; properties?: Record<string, string>; location?: string },
-  ): Promise<{ metadata: TableMetadata; metadataLocation: string } | unknown>
+  ): Promise<{ metadata: TableMetadata; metadataLocation: string }>
   commit(id: TableIdentifier, req: { base: string; metadata: TableMetadata }): Promise<{ metadataLocation: string }>
   createNamespace?(namespace: string): Promise<unknown>
 }
