@@ -42,6 +42,7 @@ export class FloeStack extends Stack {
   readonly control: ControlTable
   readonly catalog: Catalog
   readonly kafka: KafkaSource
+  readonly schedule: scheduler.Schedule
   readonly monitoring: Monitoring
   readonly outputs: CfnOutput[]
 
@@ -88,7 +89,7 @@ export class FloeStack extends Stack {
       // A quarter of the function's memory for record buffers (lib/config.ts FLOE_MEMORY_BUDGET_MB).
       settings: { ...shared, FLOE_MEMORY_BUDGET_MB: String(Math.floor(c.writerMemoryMb / 4)) },
     })
-      .bindWarehouse(this.warehouse, 'writer')
+      .bindWarehouse(this.warehouse)
       .bindDeadLetters(this.warehouse)
       .bindControlTable(this.control, 'writer')
       .bindCatalog(this.catalog)
@@ -103,13 +104,13 @@ export class FloeStack extends Stack {
       serviceName: c.pipeline,
       settings: shared,
     })
-      .bindWarehouse(this.warehouse, 'committer')
+      .bindWarehouse(this.warehouse)
       .bindControlTable(this.control, 'committer')
       .bindCatalog(this.catalog)
 
     this.kafka = new KafkaSource(this, 'Kafka', { config: c, target: this.writer, failedBatches: failedBatches && new S3FailedBatches(failedBatches) })
 
-    const schedule = new scheduler.Schedule(this, 'CommitSchedule', {
+    this.schedule = new scheduler.Schedule(this, 'CommitSchedule', {
       description: `Floe ${c.pipeline}: run the committer`,
       schedule: scheduler.ScheduleExpression.expression(c.commitSchedule),
       target: new targets.LambdaInvoke(this.committer, {
@@ -120,7 +121,6 @@ export class FloeStack extends Stack {
       }),
     })
     acknowledgeWildcardResources(this, [`${this.committer.functionArn}:*`], 'The LambdaInvoke target grants invoke on the committer and its versions/aliases (ARN:*); it is one function.')
-    void schedule
 
     const maxPending = Number(c.extraSettings.FLOE_MAX_PENDING_BATCHES ?? SETTINGS.FLOE_MAX_PENDING_BATCHES.parse(undefined))
     this.monitoring = new Monitoring(this, 'Monitoring', {

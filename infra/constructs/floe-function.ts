@@ -17,7 +17,7 @@ import * as logs from 'aws-cdk-lib/aws-logs'
 import type { Construct } from 'constructs'
 import type { SettingName } from '../../lib/config.js'
 import type { Catalog, ControlTable } from './tables.js'
-import type { TableFileAccess, Warehouse } from './warehouse.js'
+import type { Warehouse } from './warehouse.js'
 
 /** The repository root (package.json, package-lock.json, functions/). */
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
@@ -118,8 +118,8 @@ export class FloeFunction extends NodejsFunction {
   }
 
   /** Table data and metadata under the warehouse prefix; FLOE_WAREHOUSE. */
-  bindWarehouse(warehouse: Warehouse, access: TableFileAccess): this {
-    warehouse.grantTableFiles(this, access)
+  bindWarehouse(warehouse: Warehouse): this {
+    warehouse.grantTableFiles(this)
     return this.setting('FLOE_WAREHOUSE', warehouse.warehouseUrl)
   }
 

@@ -21,9 +21,6 @@ export interface WarehouseProps {
   deadLetterRetentionDays: number
 }
 
-/** What each function does with table files. */
-export type TableFileAccess = 'writer' | 'committer'
-
 export class Warehouse extends Construct {
   readonly bucket: s3.IBucket
   readonly warehousePrefix: string
@@ -57,11 +54,11 @@ export class Warehouse extends Construct {
   }
 
   /**
-   * Table files: both functions read and write data and metadata files and list table
-   * locations. The writer also deletes (a stale writer removes its own files; orphan cleanup);
-   * the committer deletes only the manifests of a commit that lost the catalog race.
+   * Table files, the same for both functions: read, write and list data and metadata files;
+   * delete them too — a stale writer removes its own files, a committer that lost the catalog
+   * race removes its new metadata file, and both remove spilled batch file lists.
    */
-  grantTableFiles(grantee: iam.IGrantable, _access: TableFileAccess): void {
+  grantTableFiles(grantee: iam.IGrantable): void {
     const objects = this.bucket.arnForObjects(`${this.warehousePrefix}/*`)
     addStatement(grantee, {
       sid: 'WarehouseObjects',
