@@ -68,7 +68,7 @@ describe('bundled Lambda assets', () => {
     const bucket = await createTestBucket()
     const result = await coldStart(assets.Writer, {}, { FLOE_WAREHOUSE: `s3://${bucket}/warehouse`, AWS_LAMBDA_FUNCTION_NAME: 'floe-smoke-writer' })
     expect(result).toMatchObject({ loaded: true, ok: false, name: 'EventShapeError' })
-  })
+  }, 180_000)
 
   it('cold starts: the writer bundle writes an MSK sample to Parquet, the committer bundle commits it', async () => {
     const aws = testAws()
@@ -89,5 +89,5 @@ describe('bundled Lambda assets', () => {
 
     const committed = await coldStart(assets.Committer, { source: 'floe.schedule' }, { ...env, AWS_LAMBDA_FUNCTION_NAME: 'floe-smoke-committer' })
     expect(committed).toMatchObject({ loaded: true, ok: true, value: { committed: 1, failures: 0, records: 1 } })
-  })
+  }, 300_000)
 })
