@@ -315,7 +315,10 @@ export async function runSchedule(env: HarnessEnv, fleet: Fleet, seed: number, i
       await c1.invoke({})
       return
     }
-    if (plan.faults.includes('throttle-dynamodb') && r() < 0.5) c1.setRules({ dynamodb: throttling('throttle-dynamodb', 0.05), s3: throttling('throttle-s3', 0.02) })
+    c1.setRules({
+      ...(plan.faults.includes('throttle-dynamodb') ? { dynamodb: throttling('throttle-dynamodb', 0.1) } : {}),
+      ...(plan.faults.includes('throttle-s3') ? { s3: throttling('throttle-s3', 0.1) } : {}),
+    })
     await c1.invoke({})
   }
   const runCommitter = async () => {
@@ -356,9 +359,11 @@ export async function runSchedule(env: HarnessEnv, fleet: Fleet, seed: number, i
     else if (take('writer-kill-before-tx', 0.3)) w1.setRules({ dynamodb: killOn(w1, 'writer-kill-before-tx', (req) => isTx(req) && req.target === env.controlTable) })
     else if (take('writer-kill-after-tx', 0.3)) w1.setRules({ dynamodb: killOn(w1, 'writer-kill-after-tx', (req) => isTx(req) && req.target === env.controlTable, true) })
     else {
+      // Throttling and 5xx are a condition of the whole schedule, not a one-off: every request
+      // of this invocation may be refused (the SDK retries FLOE_AWS_MAX_ATTEMPTS times).
       const rules: { s3?: Rule; dynamodb?: Rule } = {}
-      if (plan.faults.includes('throttle-s3') && r() < 0.5) rules.s3 = throttling('throttle-s3', 0.05)
-      if (plan.faults.includes('throttle-dynamodb') && r() < 0.5) rules.dynamodb = throttling('throttle-dynamodb', 0.05)
+      if (plan.faults.includes('throttle-s3')) rules.s3 = throttling('throttle-s3', 0.1)
+      if (plan.faults.includes('throttle-dynamodb')) rules.dynamodb = throttling('throttle-dynamodb', 0.1)
       w1.setRules(rules)
     }
     return w1.invoke(event)
