@@ -53,14 +53,26 @@ function shapeOf(v: unknown): Shape | undefined {
   if (Array.isArray(v)) {
     let element: Shape | undefined
     for (const e of v) element = merge(element, shapeOf(e))
-    return element === undefined ? undefined : { kind: 'list', element }
+    return { kind: 'list', element }
   }
   const fields = new Map<string, Shape>()
   for (const [k, e] of v instanceof Map ? v : Object.entries(obj)) {
     const s = shapeOf(e)
     if (s !== undefined) fields.set(String(k), s)
   }
-  return fields.size === 0 ? undefined : { kind: 'struct', fields }
+  return { kind: 'struct', fields }
+}
+
+/**
+ * A shape with no type information: `[]`, `{}`, `[null]`, `{"a": null}`… It still takes part in
+ * merging (`{}` in one record and `false` in another conflict, so the column becomes a string),
+ * but a field whose merged shape is empty is left out of the schema.
+ */
+function isEmpty(shape: Shape | undefined): boolean {
+  if (shape === undefined) return true
+  if (shape.kind === 'list') return isEmpty(shape.element)
+  if (shape.kind === 'struct') return [...shape.fields.values()].every(isEmpty)
+  return false
 }
 
 function merge(a: Shape | undefined, b: Shape | undefined): Shape | undefined {
@@ -101,7 +113,9 @@ export function inferSchema(records: readonly object[], opts: InferOptions = {})
 }
 
 function toStruct(shape: Extract<Shape, { kind: 'struct' }>, nextId: () => number): StructType {
-  const fields: NestedField[] = [...shape.fields].map(([name]) => ({ id: nextId(), name, required: false, type: 'string' }))
+  const fields: NestedField[] = [...shape.fields]
+    .filter(([, s]) => !isEmpty(s))
+    .map(([name]) => ({ id: nextId(), name, required: false, type: 'string' }))
   fields.forEach((f) => (f.type = toType(shape.fields.get(f.name)!, nextId)))
   return { type: 'struct', fields }
 }

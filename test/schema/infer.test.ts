@@ -38,6 +38,8 @@ describe('inferSchema', () => {
   it('fields only ever null, [] or {} are left out until they carry a value', () => {
     expect(inferSchema([{ a: null, b: [], c: {}, d: [null], e: 1 }, { a: null }]).fields.map((f) => f.name)).toEqual(['e'])
     expect(inferSchema([{ a: null }, { a: 'x' }]).fields.map((f) => [f.name, f.type])).toEqual([['a', 'string']])
+    // …but an empty object still conflicts with a primitive, so the column is a string that holds both.
+    expect(inferSchema([{ a: {} }, { a: false }]).fields.map((f) => [f.name, f.type])).toEqual([['a', 'string']])
   })
   it('starts at startId (for fields added to an existing table)', () => {
     const schema = inferSchema([{ a: 1, b: { c: 2 } }], { startId: 10 })

@@ -281,11 +281,15 @@ function compilePrimitive(type: string): Convert {
           if (us !== undefined) return BigInt(us)
         } else if (typeof v === 'number' && Number.isSafeInteger(v)) return BigInt(v) * 1000n
         const ns = epochNanos(v)
-        return ns === undefined ? fail(v) : floorDiv(ns, 1000n)
+        const us = ns === undefined ? undefined : floorDiv(ns, 1000n)
+        return us !== undefined && us >= LONG_MIN && us <= LONG_MAX ? us : fail(v)
       }
     case 'timestamp_ns':
     case 'timestamptz_ns':
-      return (v) => epochNanos(v) ?? fail(v)
+      return (v) => {
+        const ns = epochNanos(v)
+        return ns !== undefined && ns >= LONG_MIN && ns <= LONG_MAX ? ns : fail(v)
+      }
     case 'uuid':
       return (v) => {
         if (v instanceof Uint8Array) return v.length === 16 ? v : fail(v)
