@@ -89,10 +89,14 @@ export async function findCurrentMetadataPath(io: FileIO, tableLocation: string)
   throw new IcebergError(`no table metadata under ${dir}/ (no version-hint.text and no *.metadata.json)`)
 }
 
-/** `<metadata dir>/NNNNN-<uuid>.metadata.json`, numbered one above the previous file's version. */
+/**
+ * `<metadata dir>/NNNNN-<uuid>.metadata.json`, numbered one above the previous file's version;
+ * `.gz.metadata.json` when `write.metadata.compression-codec` is gzip (as Iceberg-Java names it).
+ */
 export function newMetadataPath(md: TableMetadata, previousPath?: string): string {
   const prev = previousPath === undefined ? -1 : (metadataVersion(previousPath) ?? -1)
-  return `${metadataDir(md)}/${String(prev + 1).padStart(5, '0')}-${randomUUID()}.metadata.json`
+  const gzip = (md.properties['write.metadata.compression-codec'] ?? '').toLowerCase() === 'gzip'
+  return `${metadataDir(md)}/${String(prev + 1).padStart(5, '0')}-${randomUUID()}${gzip ? '.gz' : ''}.metadata.json`
 }
 
 /** Writes metadata JSON; gzips when the name ends in `.gz.metadata.json`. */

@@ -72,7 +72,10 @@ describe('metadata file names and writes', () => {
     expect(newMetadataPath(md, 's3://b/db/t/metadata/v7.metadata.json')).toMatch(/\/00008-/)
     const custom = { ...md, properties: { 'write.metadata.path': 's3://other/meta/' } }
     expect(newMetadataPath(custom)).toMatch(/^s3:\/\/other\/meta\/00000-/)
+    const gzip = { ...md, properties: { 'write.metadata.compression-codec': 'gzip' } }
+    expect(newMetadataPath(gzip, 's3://b/db/t/metadata/v2.gz.metadata.json')).toMatch(/\/00003-[0-9a-f-]{36}\.gz\.metadata\.json$/)
     expect(metadataVersion('x/v3.gz.metadata.json')).toBe(3)
+    expect(metadataVersion('x/00012-1c9a.gz.metadata.json')).toBe(12)
     expect(metadataVersion('x/vfinal.metadata.json')).toBeUndefined()
   })
 
