@@ -2,6 +2,8 @@ import { LosslessNumber } from 'lossless-json'
 import { describe, expect, it } from 'vitest'
 import { RecordError, SchemaError } from '../../../lib/errors.js'
 import type { Schema } from '../../../lib/schema/types.js'
+import { evolveSchema } from '../../../lib/schema/evolve.js'
+import { inferSchema } from '../../../lib/schema/infer.js'
 import { coerceRecord, compileCoercer } from '../../../lib/writer/columnar/index.js'
 
 const schemaOf = (fields: Schema['fields']): Schema => ({ type: 'struct', 'schema-id': 0, fields })
@@ -155,5 +157,26 @@ describe('coerceRecord', () => {
   })
   it('a type the writer cannot store fails when compiling, not per record', () => {
     expect(() => one('variant')).toThrow(SchemaError)
+  })
+})
+
+describe('unknown fields drive evolution', () => {
+  it('a record with new fields: infer, evolve, recompile, and the new fields are kept with fresh ids', () => {
+    const table: Schema = schemaOf([
+      { id: 1, name: 'id', required: true, type: 'long' },
+      { id: 2, name: 'user', required: false, type: { type: 'struct', fields: [{ id: 3, name: 'name', required: false, type: 'string' }] } },
+    ])
+    const record = { id: 7, user: { name: 'a', plan: 'pro' }, ts: '2024-05-01T10:00:00Z' }
+    const first = compileCoercer(table, { table: 'db.t' })(record)
+    expect(first.unknown.map((u) => u.path)).toEqual(['user.plan', 'ts'])
+    const evolved = evolveSchema(table, inferSchema([record]), 3, { table: 'db.t' })!
+    const again = compileCoercer(evolved, { table: 'db.t' })(record)
+    expect(again.unknown).toEqual([])
+    expect(again.row).toEqual({ id: 7n, user: { name: 'a', plan: 'pro' }, ts: 1714557600000000n })
+    expect(evolved.fields.map((f) => [f.id, f.name])).toEqual([
+      [1, 'id'],
+      [2, 'user'],
+      [5, 'ts'],
+    ])
   })
 })
