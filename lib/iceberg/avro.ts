@@ -113,11 +113,32 @@ export function writeAvroFile(
   const BLOCK = 4096
   for (let i = 0; i < records.length; i += BLOCK) {
     const chunk = records.slice(i, i + BLOCK)
-    const encoded = Buffer.concat(chunk.map((r) => type.toBuffer(r)))
+    const encoded = Buffer.concat(chunk.map((r, j) => encodeRecord(type, r, i + j)))
     const data = codec === 'deflate' ? deflateRawSync(encoded) : encoded
     parts.push(plainLong.toBuffer(chunk.length), plainLong.toBuffer(data.length), data, sync)
   }
   return new Uint8Array(Buffer.concat(parts))
+}
+
+/** Encodes one record; an invalid one fails naming the offending field paths, not with avsc's raw dump. */
+function encodeRecord(type: avro.Type, record: unknown, index: number): Buffer {
+  try {
+    return type.toBuffer(record)
+  } catch (err) {
+    const bad: string[] = []
+    type.isValid(record, { errorHook: (path: string[], value: unknown) => bad.push(`${path.join('.')} = ${show(value)}`) })
+    throw new IcebergError(`cannot encode Avro record ${index}: invalid ${bad.join(', ') || (err as Error).message}`, { cause: err })
+  }
+}
+
+const show = (v: unknown): string => {
+  if (typeof v === 'bigint') return `${v}n`
+  if (v instanceof Uint8Array) return `bytes[${v.length}]`
+  try {
+    return JSON.stringify(v) ?? String(v)
+  } catch {
+    return String(v)
+  }
 }
 
 /** Java's AvroSchemaUtil.makeCompatibleName: Avro names are [A-Za-z_][A-Za-z0-9_]*. */

@@ -205,7 +205,14 @@ export function encodeManifest(opts: ManifestWriteOptions, entries: ManifestEntr
     'format-version': String(fv),
   }
   if (fv >= 2) meta.content = opts.content === 1 ? 'deletes' : 'data'
-  return writeAvroFile(avroSchema, entries.map((e) => entryRecord(fv, spec, types, e)), meta)
+  const records = entries.map((e) => entryRecord(fv, spec, types, e))
+  try {
+    return writeAvroFile(avroSchema, records, meta)
+  } catch (err) {
+    const i = Number(/record (\d+)/.exec((err as Error).message)?.[1])
+    const what = Number.isInteger(i) ? ` for ${entries[i]?.dataFile.filePath} (partition types ${types.join(', ')})` : ''
+    throw new IcebergError(`cannot write manifest${what}: ${(err as Error).message}`, { cause: err })
+  }
 }
 
 /** Partition field summaries (manifest list field 507) for a set of tuples. */

@@ -238,6 +238,13 @@ describe('written manifests and lists', () => {
     expect(decodeManifestList(bytes, 'l')).toEqual([m])
   })
 
+  it('a partition value of the wrong type fails naming the file and field', () => {
+    const bad = { ...file, partition: ['2024-05-01', -12345n, 'x', 7] }
+    const run = () => encodeManifest({ formatVersion: 2, spec, schema, content: 0 }, [{ status: 1, snapshotId: 1n, dataFile: bad }])
+    expect(run).toThrow(IcebergError)
+    expect(run).toThrow(/s3:\/\/b\/t\/data\/ts_day=2024-05-01\/a\.parquet.*data_file\.partition\.ts_day = "2024-05-01"/)
+  })
+
   it('v1 manifests and lists use the v1 schema (block_size_in_bytes, optional counts, no sequence numbers)', async () => {
     const unpartitioned: PartitionSpec = { 'spec-id': 0, fields: [] }
     const bytes = encodeManifest({ formatVersion: 1, spec: unpartitioned, schema, content: 0 }, [
