@@ -46,6 +46,8 @@ export const ContextSchema = z
     kafkaAuth: z.enum(['iam', 'sasl-scram-512', 'sasl-scram-256', 'basic', 'mtls', 'none']).optional(),
     /** Secrets Manager secret with the Kafka credentials (SASL/basic) or client certificate (mTLS). */
     kafkaSecretArn: arn('secretsmanager', 'secret:').optional(),
+    /** KMS key that encrypts kafkaSecretArn (MSK requires a customer managed key for SCRAM secrets): the writer may decrypt with it. */
+    kafkaSecretKeyArn: arn('kms', 'key/').optional(),
     /** Self-managed Kafka in a VPC: the subnets and security groups the mapping's pollers use. */
     subnetIds: z.array(z.string().regex(/^subnet-[0-9a-f]+$/, 'expected subnet-…')).min(1).optional(),
     securityGroupIds: z.array(z.string().regex(/^sg-[0-9a-f]+$/, 'expected sg-…')).min(1).optional(),
@@ -203,6 +205,7 @@ function validate(c: FloeContext): FloeStackConfig {
   }
 
   if (new Set(c.topics).size !== c.topics.length) fail('topics', `duplicate topic in ${JSON.stringify(c.topics)}`)
+  if (c.kafkaSecretKeyArn && !c.kafkaSecretArn) fail('kafkaSecretKeyArn', 'only with kafkaSecretArn')
   if (c.startingPosition === 'AT_TIMESTAMP' && c.startingPositionTimestamp === undefined)
     fail('startingPositionTimestamp', 'required with startingPosition AT_TIMESTAMP')
   if (c.startingPosition !== 'AT_TIMESTAMP' && c.startingPositionTimestamp !== undefined)

@@ -126,6 +126,16 @@ export class KafkaSource extends Construct {
     }
     if (kafka.secretArn) {
       target.addToRolePolicy(new iam.PolicyStatement({ sid: 'KafkaSecret', actions: ['secretsmanager:GetSecretValue'], resources: [kafka.secretArn] }))
+      if (c.kafkaSecretKeyArn) {
+        target.addToRolePolicy(
+          new iam.PolicyStatement({
+            sid: 'KafkaSecretKey',
+            actions: ['kms:Decrypt'],
+            resources: [c.kafkaSecretKeyArn],
+            conditions: { StringEquals: { 'kms:ViaService': `secretsmanager.${kafka.secretArn.split(':')[3]}.amazonaws.com` } },
+          }),
+        )
+      }
     }
     // MSK: the pollers reach the brokers through ENIs in the cluster's subnets; self-managed:
     // in the configured subnets. Either way the role creates and describes them.

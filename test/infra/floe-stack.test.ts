@@ -80,6 +80,16 @@ describe('FloeStack', () => {
     expect(statements(s).filter((st) => JSON.stringify(st.Resource).includes('FailedBatches'))).toEqual([])
   })
 
+  it('MSK with SASL/SCRAM: the secret and its customer managed key, decrypt only through Secrets Manager', () => {
+    const secret = 'arn:aws:secretsmanager:eu-west-1:111122223333:secret:AmazonMSK_floe-AbCdEf'
+    const key = 'arn:aws:kms:eu-west-1:111122223333:key/1234abcd-12ab-34cd-56ef-1234567890ab'
+    const s = synth({ ...MINIMAL, kafkaAuth: 'sasl-scram-512', kafkaSecretArn: secret, kafkaSecretKeyArn: key })
+    expect(has(s, 'AWS::Lambda::EventSourceMapping', { SourceAccessConfigurations: [{ Type: 'SASL_SCRAM_512_AUTH', URI: secret }] })).not.toThrow()
+    const kms = statements(s).filter((st) => list(st.Action).some((a) => a.startsWith('kms:')))
+    expect(kms).toMatchObject([{ Action: 'kms:Decrypt', Resource: key, Condition: { StringEquals: { 'kms:ViaService': 'secretsmanager.eu-west-1.amazonaws.com' } } }])
+    expect(statements(s).filter((st) => list(st.Action).some((a) => a.startsWith('kafka-cluster:')))).toEqual([])
+  })
+
   it('the committer runs on an EventBridge Scheduler schedule, every minute by default', () => {
     expect(has(minimal, 'AWS::Scheduler::Schedule', {
       ScheduleExpression: 'rate(1 minute)',
@@ -262,7 +272,14 @@ describe('FloeStack', () => {
   })
 
   it('cdk-nag AwsSolutions: no unacknowledged findings', () => {
-    for (const s of [minimal, synth({ ...MINIMAL, catalog: 'glue', glueDatabase: 'lake' }), synth({ bootstrapServers: ['b:9096'], kafkaAuth: 'none', topics: ['t1'], subnetIds: ['subnet-01'], securityGroupIds: ['sg-01'] })]) {
+    const scram = { kafkaAuth: 'sasl-scram-512', kafkaSecretArn: 'arn:aws:secretsmanager:eu-west-1:111122223333:secret:AmazonMSK_x-AbCdEf', kafkaSecretKeyArn: 'arn:aws:kms:eu-west-1:111122223333:key/k1' } as const
+    const variants = [
+      minimal,
+      synth({ ...MINIMAL, ...scram, onFailure: 'none' }),
+      synth({ ...MINIMAL, catalog: 'glue', glueDatabase: 'lake' }),
+      synth({ bootstrapServers: ['b:9096'], kafkaAuth: 'none', topics: ['t1'], subnetIds: ['subnet-01'], securityGroupIds: ['sg-01'] }),
+    ]
+    for (const s of variants) {
       const report = new AwsSolutionsChecks().validateScope(s.stack)
       const findings = report.violations.map((v) => `${v.severity} ${v.ruleName} at ${v.violatingResources.map((r) => r.constructPath).join(', ')}`)
       expect(findings).toEqual([])
