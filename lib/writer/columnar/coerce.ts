@@ -15,11 +15,10 @@
  * (objects and arrays as their JSON text, the fallback column type of inference); maps from JSON
  * objects (keys coerced to the key type) or Map.
  */
-import { RecordError, SchemaError } from '../../errors.js'
+import { RecordError } from '../../errors.js'
 import { isList, isMap, isStruct, type IcebergType, type StructType } from '../../schema/types.js'
-import { fastIsoMicros } from '../../schema/temporal.js'
-import { decimalParams, fixedLength } from '../../schema/walk.js'
-import { base64Bytes, isoToEpochDays, isoToEpochNanos, isoToTimeMicros, losslessText, toBigInt, toDecimal, toFloat, uuidBytes } from './values.js'
+import { compilePrimitive, Failure, safeJson, type Convert, type Ctx } from './primitives.js'
+import { losslessText } from './values.js'
 
 export type Row = Record<string, unknown>
 
@@ -36,21 +35,6 @@ export interface Coerced {
 }
 
 export type Coercer = (record: unknown) => Coerced
-
-interface Ctx {
-  unknown: UnknownField[] | undefined
-}
-
-type Convert = (v: unknown, ctx: Ctx) => unknown
-
-/** Thrown inside the compiled tree; the top level turns it into a RecordError with the full path. */
-class Failure {
-  constructor(
-    readonly segments: string[],
-    readonly expected: string,
-    readonly value: unknown,
-  ) {}
-}
 
 const NONE: UnknownField[] = []
 
@@ -88,13 +72,6 @@ export function describe(value: unknown): string {
   return `${type} ${shown}`
 }
 
-function safeJson(value: unknown): string {
-  try {
-    return JSON.stringify(value, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)) ?? String(value)
-  } catch {
-    return String(value)
-  }
-}
 
 /** A value that says something about its type (not null, not an empty or all-null array/object). */
 export function isInformative(v: unknown): boolean {
@@ -196,118 +173,3 @@ function compileType(type: IcebergType, path: string): Convert {
 }
 
 const typeName = (t: IcebergType): string => (typeof t === 'string' ? t : t.type)
-
-const INT_MIN = -(2 ** 31)
-const INT_MAX = 2 ** 31 - 1
-const LONG_MIN = -(2n ** 63n)
-const LONG_MAX = 2n ** 63n - 1n
-
-function floorDiv(a: bigint, b: bigint): bigint {
-  const q = a / b
-  return a % b !== 0n && a < 0n !== b < 0n ? q - 1n : q
-}
-
-/** Epoch nanoseconds of a timestamp input: ISO text, epoch millis (number/bigint/lossless) or Date. */
-function epochNanos(v: unknown): bigint | undefined {
-  if (typeof v === 'string') {
-    const t = v.trim()
-    if (/^-?\d+$/.test(t)) return BigInt(t) * 1_000_000n
-    return isoToEpochNanos(t)
-  }
-  if (typeof v === 'number') {
-    if (!Number.isFinite(v)) return undefined
-    return Number.isInteger(v) ? BigInt(v) * 1_000_000n : BigInt(Math.round(v * 1_000_000))
-  }
-  if (typeof v === 'bigint') return v * 1_000_000n
-  if (v instanceof Date) return Number.isNaN(v.getTime()) ? undefined : BigInt(v.getTime()) * 1_000_000n
-  const text = losslessText(v)
-  return text !== undefined ? epochNanos(text) : undefined
-}
-
-function compilePrimitive(type: string): Convert {
-  const fail = (v: unknown): never => {
-    throw new Failure([], type, v)
-  }
-  switch (type) {
-    case 'boolean':
-      return (v) => {
-        if (typeof v === 'boolean') return v
-        if (v === 'true' || v === 'false') return v === 'true'
-        return fail(v)
-      }
-    case 'int':
-      return (v) => {
-        if (typeof v === 'number' && Number.isInteger(v) && v >= INT_MIN && v <= INT_MAX) return v
-        const b = toBigInt(v)
-        return b !== undefined && b >= INT_MIN && b <= INT_MAX ? Number(b) : fail(v)
-      }
-    case 'long':
-      return (v) => {
-        if (typeof v === 'number' && Number.isSafeInteger(v)) return BigInt(v)
-        const b = toBigInt(v)
-        return b !== undefined && b >= LONG_MIN && b <= LONG_MAX ? b : fail(v)
-      }
-    case 'float':
-    case 'double':
-      return (v) => {
-        if (typeof v === 'number') return v
-        return toFloat(v) ?? fail(v)
-      }
-    case 'string':
-      return (v) => {
-        if (typeof v === 'string') return v
-        if (typeof v === 'number' || typeof v === 'bigint' || typeof v === 'boolean') return String(v)
-        if (v instanceof Uint8Array) return fail(v)
-        return losslessText(v) ?? safeJson(v)
-      }
-    case 'date':
-      return (v) => {
-        if (typeof v === 'number' && Number.isInteger(v) && v >= INT_MIN && v <= INT_MAX) return v
-        if (typeof v === 'string') return isoToEpochDays(v) ?? fail(v)
-        if (v instanceof Date && !Number.isNaN(v.getTime())) return Math.floor(v.getTime() / 86_400_000)
-        return fail(v)
-      }
-    case 'time':
-      return (v) => {
-        if (typeof v === 'string') return isoToTimeMicros(v) ?? fail(v)
-        const ms = typeof v === 'number' && Number.isInteger(v) ? BigInt(v) : typeof v === 'bigint' ? v : undefined
-        return ms !== undefined && ms >= 0n && ms < 86_400_000n ? ms * 1000n : fail(v)
-      }
-    case 'timestamp':
-    case 'timestamptz':
-      return (v) => {
-        if (typeof v === 'string') {
-          const us = fastIsoMicros(v)
-          if (us !== undefined) return BigInt(us)
-        } else if (typeof v === 'number' && Number.isSafeInteger(v)) return BigInt(v) * 1000n
-        const ns = epochNanos(v)
-        const us = ns === undefined ? undefined : floorDiv(ns, 1000n)
-        return us !== undefined && us >= LONG_MIN && us <= LONG_MAX ? us : fail(v)
-      }
-    case 'timestamp_ns':
-    case 'timestamptz_ns':
-      return (v) => {
-        const ns = epochNanos(v)
-        return ns !== undefined && ns >= LONG_MIN && ns <= LONG_MAX ? ns : fail(v)
-      }
-    case 'uuid':
-      return (v) => {
-        if (v instanceof Uint8Array) return v.length === 16 ? v : fail(v)
-        return (typeof v === 'string' ? uuidBytes(v.trim()) : undefined) ?? fail(v)
-      }
-    case 'binary':
-      return (v) => {
-        if (v instanceof Uint8Array) return v
-        return (typeof v === 'string' ? base64Bytes(v) : undefined) ?? fail(v)
-      }
-  }
-  const dec = decimalParams(type)
-  if (dec) return (v) => toDecimal(v, dec.precision, dec.scale) ?? fail(v)
-  const len = fixedLength(type)
-  if (len !== undefined)
-    return (v) => {
-      const b = v instanceof Uint8Array ? v : typeof v === 'string' ? base64Bytes(v) : undefined
-      return b !== undefined && b.length === len ? b : fail(v)
-    }
-  throw new SchemaError(`cannot coerce to Iceberg type '${type}': not supported by Floe's writer`)
-}
