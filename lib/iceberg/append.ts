@@ -187,3 +187,14 @@ export async function appendFiles(io: FileIO, base: TableMetadata, files: DataFi
   if (fv >= 3) md['next-row-id'] = firstRowId! + addedRows!
   return md
 }
+
+/**
+ * The files an appendFiles call wrote for the current snapshot of `md` (its manifest list and the
+ * manifests it added), so a caller whose commit definitely failed can delete them.
+ */
+export async function filesWrittenBy(io: FileIO, md: TableMetadata): Promise<string[]> {
+  const snap = currentSnapshot(md)
+  if (!snap?.['manifest-list']) return []
+  const manifests = await snapshotManifests(io, snap)
+  return [snap['manifest-list'], ...manifests.filter((m) => m.addedSnapshotId === snap['snapshot-id']).map((m) => m.manifestPath)]
+}

@@ -1,7 +1,7 @@
 /** Iceberg core: table metadata, manifests, append and scan. */
 export * from './metadata.js'
 export * from './metadata-io.js'
-export { appendFiles, newSnapshotId, type AppendOptions } from './append.js'
+export { appendFiles, filesWrittenBy, newSnapshotId, type AppendOptions } from './append.js'
 export { liveDataFiles, liveEntries, snapshotManifests, readManifestList, readManifest } from './scan.js'
 export { decodeManifest, encodeManifest, type DecodedManifest } from './manifest.js'
 export { decodeManifestList, encodeManifestList } from './manifest-list.js'

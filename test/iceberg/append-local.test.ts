@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { IcebergError } from '../../lib/errors.js'
-import { appendFiles, newSnapshotId } from '../../lib/iceberg/append.js'
+import { appendFiles, filesWrittenBy, newSnapshotId } from '../../lib/iceberg/append.js'
 import { decodeManifestList } from '../../lib/iceberg/manifest-list.js'
 import { findCurrentMetadataPath, readTableMetadata } from '../../lib/iceberg/metadata-io.js'
 import { currentSnapshot, newTableMetadata, parseTableMetadata, serializeTableMetadata } from '../../lib/iceberg/metadata.js'
@@ -93,6 +93,19 @@ describe('appendFiles on a new table', () => {
       ['data/f2.parquet', 1n, s1['snapshot-id']],
     ])
     expect(parseTableMetadata(serializeTableMetadata(md2))).toEqual(md2)
+  })
+
+  it('lists the files an append wrote, for cleanup after a failed commit', async () => {
+    const md0 = newTableMetadata({ location: mkdtempSync(join(tmpdir(), 'floe-written-')), schema })
+    const md1 = await appendFiles(localIO, md0, [file(1)])
+    const md2 = await appendFiles(localIO, md1, [file(2)])
+    const written = await filesWrittenBy(localIO, md2)
+    const snap = currentSnapshot(md2)!
+    expect(written).toHaveLength(2)
+    expect(written[0]).toBe(snap['manifest-list'])
+    expect(written[1]).toMatch(/-m0\.avro$/)
+    expect(await filesWrittenBy(localIO, md0)).toEqual([])
+    expect(written).not.toContain((await snapshotManifests(localIO, currentSnapshot(md1)!))[0]!.manifestPath)
   })
 
   it('reads only the parent manifest list, however long the history', async () => {
