@@ -190,6 +190,43 @@ describe('encodeParquet', () => {
     expect(metrics.splitOffsets).toEqual([4])
   })
 
+  it('counts deeply nested leaves as Parquet does (lists of lists, lists of structs with lists, maps of lists)', async () => {
+    const s: Schema = {
+      type: 'struct',
+      'schema-id': 0,
+      fields: [
+        { id: 1, name: 'll', required: false, type: { type: 'list', 'element-id': 4, element: { type: 'list', 'element-id': 5, element: 'int', 'element-required': false }, 'element-required': false } },
+        {
+          id: 2,
+          name: 'ls',
+          required: false,
+          type: {
+            type: 'list',
+            'element-id': 6,
+            'element-required': false,
+            element: { type: 'struct', fields: [{ id: 7, name: 'x', required: false, type: 'int' }, { id: 8, name: 'y', required: false, type: { type: 'list', 'element-id': 9, element: 'string', 'element-required': false } }] },
+          },
+        },
+        { id: 3, name: 'ml', required: false, type: { type: 'map', 'key-id': 10, key: 'string', 'value-id': 11, value: { type: 'list', 'element-id': 12, element: 'long', 'element-required': false }, 'value-required': false } },
+      ],
+    }
+    const pick = <T>(i: number, options: T[]): T => options[i % options.length]!
+    const records = Array.from({ length: 40 }, (_, i) => ({
+      ll: pick(i, [null, [], [null], [[]], [[1, null, 2], null, [3]], [[4]]]),
+      ls: pick(i, [null, [], [null], [{ x: 1, y: null }], [{ x: null, y: [] }, { x: 2, y: ['a', null] }], [{ y: ['b'] }, null]]),
+      ml: pick(i, [null, {}, { a: null }, { a: [] }, { a: [1, null], b: [2] }, { c: [null] }]),
+    }))
+    const c = compileCoercer(s, { table: 't' })
+    const { bytes, metrics } = await encodeParquet(s, records.map((r) => c(r).row))
+    const path = fileOf(bytes)
+    const meta = await query(`select column_id, path_in_schema, num_values::bigint as num_values, stats_null_count::bigint as nulls from parquet_metadata('${path}') order by column_id`)
+    const leaves = leafFields(s)
+    const ours = leaves.map((l) => [l.name, String(metrics.valueCounts!.get(l.id)), String(metrics.nullValueCounts!.get(l.id))])
+    expect(ours).toEqual(meta.map((m, i) => [leaves[i]!.name, String(m.num_values), String(m.nulls)]))
+    const [{ n }] = (await query(`select count(*)::int as n from read_parquet('${path}')`)) as [{ n: number }]
+    expect(n).toBe(40)
+  })
+
   it('honours metrics modes: none, counts, truncate(N), full, per column and by default', async () => {
     const s: Schema = {
       type: 'struct',
