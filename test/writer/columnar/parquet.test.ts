@@ -34,7 +34,7 @@ const schema: Schema = {
 
 const NAMES = ['ann', 'bob', 'zoë', 'a very long name that exceeds sixteen', '日本語']
 /** Deterministic mixed records, with nulls sprinkled per column. */
-function records(count: number): Record<string, unknown>[] {
+function mixedRecords(count: number): Record<string, unknown>[] {
   return Array.from({ length: count }, (_, i) => ({
     id: i,
     n: i % 7 === 0 ? null : i * 3 - 40,
@@ -54,7 +54,7 @@ function records(count: number): Record<string, unknown>[] {
   }))
 }
 
-const RECORDS = records(50)
+const RECORDS = mixedRecords(50)
 const coerce = compileCoercer(schema, { table: 'test.mixed' })
 const ROWS: Row[] = RECORDS.map((r) => coerce(r).row)
 
