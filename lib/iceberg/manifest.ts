@@ -9,7 +9,7 @@ import type { Schema } from '../schema/types.js'
 import { readAvroFile, writeAvroFile, avroName } from './avro.js'
 import { asBigInt, asBytes, asNumber, get, recordShape, type RecordShape } from './avro-fields.js'
 import { stringifyJson } from './json.js'
-import { manifestEntrySchema, partitionStruct, partitionTypes } from './manifest-schema.js'
+import { decimalBytes, manifestEntrySchema, partitionStruct, partitionTypes } from './manifest-schema.js'
 import { minBytesToBigInt, bigIntToMinBytes } from './metrics.js'
 import type { DataFile, ManifestEntry, ManifestFile, PartitionSpec, PartitionTuple, PartitionValue } from './types.js'
 
@@ -125,7 +125,7 @@ function avroPartitionValue(type: string, v: PartitionValue): unknown {
   if (v === null) return null
   if (type === 'long' || type.startsWith('time')) return BigInt(v as number | bigint)
   if (type.startsWith('decimal')) {
-    const size = Number(/fixed|decimal/.test(type) ? decimalSize(type) : 0)
+    const size = decimalBytes(Number(/^decimal\(\s*(\d+)/.exec(type)?.[1] ?? 38))
     const min = bigIntToMinBytes(BigInt(v as bigint))
     const out = Buffer.alloc(size, (v as bigint) < 0n ? 0xff : 0)
     Buffer.from(min).copy(out, size - min.length)
@@ -133,13 +133,6 @@ function avroPartitionValue(type: string, v: PartitionValue): unknown {
   }
   if (v instanceof Uint8Array) return Buffer.from(v)
   return v
-}
-
-function decimalSize(type: string): number {
-  const p = Number(/^decimal\(\s*(\d+)/.exec(type)?.[1] ?? 38)
-  let bytes = 1
-  while (Math.floor(Math.log10(2 ** (8 * bytes - 1) - 1)) < p) bytes++
-  return bytes
 }
 
 const pairs = <V>(m: Map<number, V> | undefined, f: (v: V) => unknown) => (m ? [...m].map(([key, value]) => ({ key, value: f(value) })) : null)
