@@ -14,10 +14,11 @@ import { deadLetterLines, kafkaEvent, registered, writerSetup } from './support.
 const routes = (extra: Record<string, unknown> = {}) => JSON.stringify({ defaultNamespace: 'db', routes: [{ topic: 'events', table: 'events' }], ...extra })
 const id = { namespace: 'db', name: 'events' }
 
-async function firstFileRows(s: Awaited<ReturnType<typeof writerSetup>>, batchIndex = -1) {
+/** Rows of a file of the latest batch (or of `batchIndex`), the first whose path contains `pathPart`. */
+async function firstFileRows(s: Awaited<ReturnType<typeof writerSetup>>, batchIndex = -1, pathPart = '') {
   const reg = (await registered(s.control)).get('db.events')!
   const batch = reg.batches.sort((a, b) => Number(a.ranges[0]!.firstOffset - b.ranges[0]!.firstOffset)).at(batchIndex)!
-  const file = reg.files.get(batch.batchId)![0]!
+  const file = reg.files.get(batch.batchId)!.find((f) => f.filePath.includes(pathPart))!
   const bytes = await s.io.read(file.filePath)
   const buf = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer
   return { file, rows: (await parquetReadObjects({ file: buf, compressors })) as Record<string, unknown>[], metadata: await parquetMetadataAsync(buf) }
@@ -48,7 +49,7 @@ describe('tables', () => {
     const paths = [...reg.files.values()].flat().map((f) => f.filePath).sort()
     expect(paths[0]).toMatch(/\/data\/ts_day=2024-05-01\/[^/]+\.parquet$/)
     expect(paths[1]).toMatch(/\/data\/ts_day=2024-05-02\/[^/]+\.parquet$/)
-    const { rows } = await firstFileRows(s, 0)
+    const { rows } = await firstFileRows(s, 0, 'ts_day=2024-05-01/')
     expect(rows[0]!._kafka).toMatchObject({ topic: 'events', partition: 3, offset: 7n })
   })
 
