@@ -4,6 +4,7 @@
  * Filling typed arrays and calling `makeData` is ~5× faster than Arrow's value-by-value builders.
  */
 import * as arrow from 'apache-arrow'
+import { FloeError } from '../../errors.js'
 import { decimalParams, fixedLength } from '../../schema/walk.js'
 
 /** Statistics of one leaf column, in Parquet's counting (see arrow-build.ts for repeated fields). */
@@ -142,32 +143,44 @@ export function leafBuilder(type: string, arrowType: arrow.DataType, stats: Leaf
 
 type Count = (values: unknown[], placeholders: number, nulls: number) => void
 
+/** Values per native join + encode: large enough to amortise the calls, small enough to stay far below V8's string limit. */
+const STRING_SLICE = 8192
+const MAX_OFFSET = 2 ** 31 - 1
+
 function stringBuilder(arrowType: arrow.DataType, stats: LeafStats, bounds: boolean, count: Count): LeafBuilder {
   return (values, placeholders) => {
     const n = values.length
     const { nullBitmap, nullCount } = validity(values)
     const offsets = new Int32Array(n + 1)
-    // Fast path: one native join + one encode; per-string byte lengths only when non-ASCII.
-    const strings = (nullCount === 0 ? values : values.map((v) => (v === null ? "" : v))) as string[]
-    const joined = strings.join('')
-    const data = Buffer.from(joined, 'utf8')
-    const ascii = data.length === joined.length
+    const parts: Buffer[] = []
     let pos = 0
     let min = stats.min as string | undefined
     let max = stats.max as string | undefined
-    for (let i = 0; i < n; i++) {
-      const s = strings[i]!
-      pos += ascii ? s.length : Buffer.byteLength(s, 'utf8')
-      offsets[i + 1] = pos
-      if (bounds && values[i] !== null) {
-        // An ASCII string compares the same in UTF-16 and code point order against any string.
-        if (min === undefined || (ascii ? s < min : compareCodePoints(s, min) < 0)) min = s
-        if (max === undefined || (ascii ? s > max : compareCodePoints(s, max) > 0)) max = s
+    // Per slice: one native join and one UTF-8 encode; per-string byte lengths only when the slice is not ASCII.
+    for (let from = 0; from < n; from += STRING_SLICE) {
+      const to = Math.min(n, from + STRING_SLICE)
+      const strings = values.slice(from, to).map((v) => (v === null ? '' : v)) as string[]
+      const joined = strings.join('')
+      const data = Buffer.from(joined, 'utf8')
+      parts.push(data)
+      const ascii = data.length === joined.length
+      for (let i = from; i < to; i++) {
+        const s = strings[i - from]!
+        pos += ascii ? s.length : Buffer.byteLength(s, 'utf8')
+        if (pos > MAX_OFFSET)
+          throw new FloeError(`a string column passed 2 GiB in one Parquet chunk (${n} values); lower FLOE_TARGET_FILE_MB or FLOE_MEMORY_BUDGET_MB`)
+        offsets[i + 1] = pos
+        if (bounds && values[i] !== null) {
+          // An ASCII string compares the same in UTF-16 and code point order against any string.
+          if (min === undefined || (ascii ? s < min : compareCodePoints(s, min) < 0)) min = s
+          if (max === undefined || (ascii ? s > max : compareCodePoints(s, max) > 0)) max = s
+        }
       }
     }
     stats.min = min
     stats.max = max
     count(values, placeholders, nullCount)
+    const data = parts.length === 1 ? parts[0]! : Buffer.concat(parts, pos)
     return arrow.makeData({ type: arrowType as arrow.Utf8, length: n, nullCount, nullBitmap, valueOffsets: offsets, data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength) })
   }
 }

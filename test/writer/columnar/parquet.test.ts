@@ -328,6 +328,16 @@ describe('encodeParquet', () => {
     expect(raw).toEqual({ ns: 1704067200123456789n })
   })
 
+  it('encodes string columns longer than one encoding slice, ASCII and not, exactly', async () => {
+    const s: Schema = { type: 'struct', 'schema-id': 0, fields: [{ id: 1, name: 's', required: false, type: 'string' }] }
+    // Slices of 8,192 values: the first all ASCII, later ones with multi-byte and astral characters and nulls.
+    const values = Array.from({ length: 20_000 }, (_, i) => (i % 9_999 === 7 ? null : i < 8_192 ? `v${i}` : i % 3 ? `ü${i}` : `😀${i}`))
+    const { bytes, metrics } = await encodeParquet(s, values.map((v) => ({ s: v })))
+    const got = await query(`select s from read_parquet('${fileOf(bytes)}')`)
+    expect(got.map((r) => r.s)).toEqual(values)
+    expect(Buffer.from(metrics.upperBounds!.get(1)!).toString('utf8')).toBe('😀9999') // astral characters sort last in code point order
+  })
+
   it('encodes zero rows as a valid empty file', async () => {
     const { bytes, recordCount } = await encodeParquet(schema, [])
     expect(recordCount).toBe(0)
