@@ -10,6 +10,7 @@ import { parquetReadObjects } from 'hyparquet'
 import { compressors } from 'hyparquet-compressors'
 import { expect, it } from 'vitest'
 import { currentSchema } from '../../lib/iceberg/metadata.js'
+import { KAFKA_COLUMN } from '../../lib/writer/kafka-column.js'
 import { writeBatch } from '../../lib/writer/pipeline.js'
 import { kafkaEvent, registered, writerSetup } from './support.js'
 
@@ -26,7 +27,7 @@ it('writes Parquet that hyparquet and DuckDB read alike, with the Iceberg field 
 
   const ab = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer
   const viaHyparquet = (await parquetReadObjects({ file: ab, compressors })) as Record<string, unknown>[]
-  expect(viaHyparquet.map((r) => [r.id, r.name, (r._kafka as { offset: bigint }).offset])).toEqual([
+  expect(viaHyparquet.map((r) => [r.id, r.name, (r[KAFKA_COLUMN] as { offset: bigint }).offset])).toEqual([
     [1n, 'a', 10n],
     [2n, null, 11n],
   ])

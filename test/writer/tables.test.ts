@@ -7,6 +7,7 @@ import { parquetReadObjects, parquetSchema, parquetMetadataAsync } from 'hyparqu
 import { compressors } from 'hyparquet-compressors'
 import { describe, expect, it } from 'vitest'
 import { addSchema, currentSchema } from '../../lib/iceberg/metadata.js'
+import { KAFKA_COLUMN } from '../../lib/writer/kafka-column.js'
 import { writeBatch } from '../../lib/writer/pipeline.js'
 import type { WriterCatalog } from '../../lib/writer/types.js'
 import { deadLetterLines, kafkaEvent, registered, writerSetup } from './support.js'
@@ -43,14 +44,14 @@ describe('tables', () => {
     expect(byName.id).toMatchObject({ required: true, type: 'long' })
     expect(schema['identifier-field-ids']).toEqual([byName.id!.id])
     expect(byName.ts!.type).toBe('timestamptz')
-    expect(byName._kafka!.type).toMatchObject({ type: 'struct', fields: [{ name: 'topic' }, { name: 'partition' }, { name: 'offset' }, { name: 'key' }] })
+    expect(byName[KAFKA_COLUMN]!.type).toMatchObject({ type: 'struct', fields: [{ name: 'topic' }, { name: 'partition' }, { name: 'offset' }, { name: 'key' }] })
     expect(metadata['partition-specs'][0]!.fields).toMatchObject([{ name: 'ts_day', transform: 'day', 'source-id': byName.ts!.id }])
     const reg = (await registered(s.control)).get('db.events')!
     const paths = [...reg.files.values()].flat().map((f) => f.filePath).sort()
     expect(paths[0]).toMatch(/\/data\/ts_day=2024-05-01\/[^/]+\.parquet$/)
     expect(paths[1]).toMatch(/\/data\/ts_day=2024-05-02\/[^/]+\.parquet$/)
     const { rows } = await firstFileRows(s, 0, 'ts_day=2024-05-01/')
-    expect(rows[0]!._kafka).toMatchObject({ topic: 'events', partition: 3, offset: 7n })
+    expect(rows[0]![KAFKA_COLUMN]).toMatchObject({ topic: 'events', partition: 3, offset: 7n })
   })
 
   it('adds unknown fields as optional columns through the catalog before writing them', async () => {
@@ -167,6 +168,6 @@ describe('tables', () => {
     const schema = currentSchema((await s.catalog.loadTable(id)).metadata)
     expect(schema.fields.map((f) => f.name)).toEqual(['id', '_kafka'])
     const { rows } = await firstFileRows(s)
-    expect(rows[0]!._kafka).toMatchObject({ topic: 'events', partition: 0, offset: 1n, timestamp: new Date(1_714_557_600_000) })
+    expect(rows[0]![KAFKA_COLUMN]).toMatchObject({ topic: 'events', partition: 0, offset: 1n, timestamp: new Date(1_714_557_600_000) })
   })
 })
