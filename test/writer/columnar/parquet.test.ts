@@ -263,6 +263,15 @@ describe('encodeParquet', () => {
     expect(modes.columnSizes!.has(4)).toBe(true) // sizes are kept whatever the mode, as Iceberg Java does
   })
 
+  it('gives only the first 100 columns default metrics in a wider table, unless a default is set (as Iceberg Java does)', async () => {
+    const wide: Schema = { type: 'struct', 'schema-id': 0, fields: Array.from({ length: 105 }, (_, i) => ({ id: i + 1, name: `c${i + 1}`, required: false, type: 'int' })) }
+    const row = Object.fromEntries(wide.fields.map((f) => [f.name, f.id]))
+    const inferred = (await encodeParquet(wide, [row])).metrics
+    expect([inferred.valueCounts!.has(100), inferred.valueCounts!.has(101), inferred.lowerBounds!.has(105)]).toEqual([true, false, false])
+    const explicit = (await encodeParquet(wide, [row], { properties: { 'write.metadata.metrics.default': 'truncate(16)' } })).metrics
+    expect(explicit.lowerBounds!.has(105)).toBe(true)
+  })
+
   it('every supported codec produces files DuckDB reads; an unknown codec is refused', async () => {
     for (const compression of ['zstd', 'snappy', 'gzip', 'lz4', 'uncompressed', 'ZSTD']) {
       const { bytes } = await encodeParquet(schema, ROWS, { compression })
