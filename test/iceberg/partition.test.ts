@@ -167,8 +167,8 @@ describe('agreement with tables Spark, Trino and PyIceberg wrote (fixtures)', ()
       } catch {
         continue // deliberately broken or incomplete fixtures: the Iceberg core tests cover those
       }
-      const schema = md.schemas.find((sc) => sc['schema-id'] === md['current-schema-id'])!
-      const columns = sourceColumns(schema)
+      const current = md.schemas.find((sc) => sc['schema-id'] === md['current-schema-id'])!
+      const columns = sourceColumns(current)
       const dataDir = `${md.properties['write.data.path'] ?? `${md.location}/data`}/`
       const count = { paths: 0, transforms: 0 }
       for (const { dataFile: f } of live) {
@@ -177,7 +177,7 @@ describe('agreement with tables Spark, Trino and PyIceberg wrote (fixtures)', ()
         // 1. Our Hive-style path is the folder the engine wrote the file into.
         if (f.filePath.startsWith(dataDir)) {
           const folder = f.filePath.slice(dataDir.length, f.filePath.lastIndexOf('/'))
-          const ours = partitionPath(spec, schema, f.partition)
+          const ours = partitionPath(spec, current, f.partition)
           if (ours !== folder) mismatches.push(`${name}: path ${ours} != ${folder}`)
           count.paths++
         }
