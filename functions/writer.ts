@@ -13,6 +13,7 @@ import { logMetrics } from '@aws-lambda-powertools/metrics/middleware'
 import type { Context } from 'aws-lambda'
 import { createCatalog } from '../lib/catalog/index.js'
 import { createClients, type AwsClients } from '../lib/clients.js'
+import { createControlContext } from '../lib/control/context.js'
 import { createDecoders } from '../lib/codec/index.js'
 import { loadConfig, type FloeConfig } from '../lib/config.js'
 import { BackpressureError } from '../lib/errors.js'
@@ -31,7 +32,7 @@ export async function createWriterDeps(config: FloeConfig, clients: AwsClients):
     config,
     io,
     catalog: await createCatalog(config, clients, io),
-    control: { doc: clients.doc, table: config.controlTable, io, spillPrefix: `${config.warehouse}/_floe/spill`, config },
+    control: createControlContext(config, clients.doc, io),
     decoders: await createDecoders(config, clients),
     router: compileRoutes(config.routes),
   }

@@ -8,6 +8,7 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { loadConfig, type SettingName } from '../../lib/config.js'
 import { listCheckpoints } from '../../lib/control/checkpoints.js'
+import { createControlContext } from '../../lib/control/context.js'
 import { loadBatchFiles, readPendingBatches, listPendingTables } from '../../lib/control/pending.js'
 import type { ControlContext, PendingBatch } from '../../lib/control/types.js'
 import type { DataFile } from '../../lib/iceberg/types.js'
@@ -71,7 +72,7 @@ export async function writerSetup(settings: Partial<Record<SettingName, string>>
   const warehouse = `s3://${bucket}/warehouse`
   const config = loadConfig({}, { FLOE_WAREHOUSE: warehouse, FLOE_CONTROL_TABLE: controlTable, FLOE_CATALOG_TABLE: catalogTable, FLOE_PIPELINE: 'test', ...settings })
   const io = createFileIO(aws.clients)
-  const control: ControlContext = { doc: aws.doc, table: controlTable, io, spillPrefix: `${warehouse}/_floe/spill`, config }
+  const control: ControlContext = createControlContext(config, aws.doc, io)
   const catalog = new DynamoDbCatalog({ ddb: aws.ddb, tableName: catalogTable, warehouse, io })
   const decoders = createDecoders(config, aws.clients)
   const deps: WriterDeps = { config, io, catalog, control, decoders, router: compileRoutes(config.routes) }
