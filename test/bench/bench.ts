@@ -1,0 +1,170 @@
+/**
+ * The benchmark suite behind `npm run bench`: writer throughput against DuckDB, writer memory
+ * per budget, commit cost against history size, the cost model and a CPU profile of the writer
+ * path. `runBench(sizes)` returns one JSON-able result; `formatResults` renders the tables.
+ */
+import { randomUUID } from 'node:crypto'
+import { loadavg } from 'node:os'
+import { ensureCatalogTable, ensureControlTable } from '../../lib/local/init.js'
+import { benchCommit, type CommitResult } from './commit.js'
+import { localAws, machine, round, type Machine } from './common.js'
+import { costModel, PRICES, type CostModel } from './cost.js'
+import { makeDataset, narrowRecord, wideRecord } from './data.js'
+import { benchMemory, type MemoryResult } from './memory.js'
+import { profile, type ProfileSummary } from './profile.js'
+import { benchThroughput, profileWriter, type ThroughputResult } from './throughput.js'
+
+export interface BenchSizes {
+  mode: 'full' | 'quick' | 'smoke'
+  narrowRecords: number
+  wideRecords: number
+  runs: number
+  memory: { budgets: number[]; tables: number; slots: number; runs: number }
+  commit: { snapshots: number[]; batches: number[]; runs: number }
+  profileRecords: number
+  /** Where to keep the raw .cpuprofile (undefined: not kept). */
+  profileFile?: string
+}
+
+export const SIZES: Record<'full' | 'quick' | 'smoke', BenchSizes> = {
+  full: {
+    mode: 'full',
+    narrowRecords: 1_000_000,
+    wideRecords: 100_000,
+    runs: 3,
+    memory: { budgets: [16, 64, 256], tables: 50, slots: 24, runs: 3 },
+    commit: { snapshots: [10, 1000, 10_000], batches: [1, 100, 1000], runs: 3 },
+    profileRecords: 200_000,
+  },
+  quick: {
+    mode: 'quick',
+    narrowRecords: 100_000,
+    wideRecords: 10_000,
+    runs: 3,
+    memory: { budgets: [16, 64, 256], tables: 10, slots: 24, runs: 1 },
+    commit: { snapshots: [10, 1000], batches: [1, 100], runs: 3 },
+    profileRecords: 50_000,
+  },
+  smoke: {
+    mode: 'smoke',
+    narrowRecords: 2_000,
+    wideRecords: 200,
+    runs: 1,
+    memory: { budgets: [16], tables: 2, slots: 3, runs: 1 },
+    commit: { snapshots: [3], batches: [2], runs: 1 },
+    profileRecords: 1_000,
+  },
+}
+
+export interface BenchResults {
+  mode: string
+  machine: Machine
+  loadAverageAtEnd: number[]
+  sizes: BenchSizes
+  throughput: ThroughputResult[]
+  memory: MemoryResult[]
+  commit: CommitResult[]
+  cost: CostModel
+  prices: typeof PRICES
+  profile: ProfileSummary & { records: number; wallMs: number; cpuMs: number }
+  elapsedSeconds: number
+}
+
+export async function runBench(sizes: BenchSizes, log: (s: string) => void = () => undefined): Promise<BenchResults> {
+  const started = performance.now()
+  const m = machine()
+  log(`machine: ${m.cpuModel}, ${m.cores} cores, ${m.memoryGiB} GiB, node ${m.node}, load ${m.loadAverage.join(' ')}`)
+  // The handlers' structured logs would drown the output.
+  process.env.POWERTOOLS_LOG_LEVEL ??= 'ERROR'
+  const { endpoints, clients } = await localAws()
+  const id = randomUUID().slice(0, 8)
+  const tables = { control: `bench-control-${id}`, catalog: `bench-iceberg-${id}` }
+  try {
+    await Promise.all([ensureControlTable(clients.ddb, tables.control), ensureCatalogTable(clients.ddb, tables.catalog)])
+
+    log(`throughput: ${sizes.narrowRecords} narrow records, ${sizes.wideRecords} wide (200-column) records, ${sizes.runs} runs each`)
+    const throughput: ThroughputResult[] = []
+    for (const [name, count, make] of [
+      ['narrow', sizes.narrowRecords, narrowRecord],
+      ['wide', sizes.wideRecords, (i: number) => wideRecord(i)],
+    ] as const) {
+      const ds = makeDataset(name, count, make, { partitions: 4 })
+      throughput.push(await benchThroughput(clients, tables, ds, sizes.runs, log))
+    }
+
+    log(`memory: budgets ${sizes.memory.budgets.join(', ')} MB, ${sizes.memory.tables} tables × ${sizes.memory.slots} partition values`)
+    const memory = await benchMemory(clients, tables, sizes.memory, log)
+
+    log(`commit: ${sizes.commit.batches.join(', ')} batches × ${sizes.commit.snapshots.join(', ')} snapshots`)
+    const commit = await benchCommit(clients, tables, sizes.commit, log)
+
+    log(`profile: ${sizes.profileRecords} narrow records through the writer`)
+    const pds = makeDataset('profile', sizes.profileRecords, narrowRecord, { partitions: 4 })
+    const prof = await profileWriter(clients, tables, pds, (f) => profile(f, sizes.profileFile))
+
+    const cost = costModel(throughput[0]!, commit)
+    return {
+      mode: sizes.mode,
+      machine: m,
+      loadAverageAtEnd: loadavg().map((l) => round(l, 2)),
+      sizes,
+      throughput,
+      memory,
+      commit,
+      cost,
+      prices: PRICES,
+      profile: { ...(prof.profile as ProfileSummary), records: sizes.profileRecords, wallMs: prof.wallMs, cpuMs: prof.cpuMs },
+      elapsedSeconds: round((performance.now() - started) / 1000, 1),
+    }
+  } finally {
+    clients.ddb.destroy()
+    clients.s3.destroy()
+    await endpoints.stop()
+  }
+}
+
+const pad = (rows: (string | number)[][]): string => {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => String(r[i]).length)))
+  const line = (r: (string | number)[]) => `| ${r.map((c, i) => (typeof c === 'number' ? String(c).padStart(widths[i]!) : String(c).padEnd(widths[i]!))).join(' | ')} |`
+  return [line(rows[0]!), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...rows.slice(1).map(line)].join('\n')
+}
+
+/** Markdown tables of a result (what run.ts prints and docs/benchmarks.md shows). */
+export function formatResults(r: BenchResults): string {
+  const out: string[] = []
+  const mm = r.machine
+  out.push(`Machine: ${mm.cpuModel}, ${mm.cores} cores, ${mm.memoryGiB} GiB, Node ${mm.node}, ${mm.platform}; ${mm.date}; load average ${mm.loadAverage.join(' / ')} at start, ${r.loadAverageAtEnd.join(' / ')} at end. Mode: ${r.mode}; ${r.elapsedSeconds} s.`)
+  out.push('', '### Writer throughput (median of runs; per core: Floe is one JS thread, DuckDB `SET threads=1`)', '')
+  const t: (string | number)[][] = [['input', 'records', 'JSON MB', 'engine', 'wall s', 'CPU s', 'records/s', 'JSON MB/s', 'records/CPU-s', 'Floe/DuckDB (wall)', 'Floe/DuckDB (CPU)']]
+  for (const x of r.throughput) {
+    const cpuRatio = round(x.duckdb.cpuMs / x.floe.cpuMs, 3)
+    t.push([x.dataset, x.records, x.jsonMB, 'Floe writeBatch (file:// + DynamoDB Local)', round(x.floe.wallMs / 1000, 2), round(x.floe.cpuMs / 1000, 2), x.floe.recordsPerSec, x.floe.jsonMBPerSec, x.floe.recordsPerCpuSec, x.ratio.floeToDuckdb, cpuRatio])
+    t.push([x.dataset, x.records, x.jsonMB, 'Floe encode only (no I/O)', round(x.encodeOnly.wallMs / 1000, 2), '', x.encodeOnly.recordsPerSec, x.encodeOnly.jsonMBPerSec, '', x.ratio.encodeOnlyToDuckdb, ''])
+    t.push([x.dataset, x.records, x.jsonMB, 'DuckDB NDJSON → Parquet ZSTD', round(x.duckdb.wallMs / 1000, 2), round(x.duckdb.cpuMs / 1000, 2), x.duckdb.recordsPerSec, x.duckdb.jsonMBPerSec, x.duckdb.recordsPerCpuSec, 1, 1])
+  }
+  out.push(pad(t))
+  out.push('', 'Encode-only stages (ms, median): ' + r.throughput.map((x) => `${x.dataset}: ${Object.entries(x.encodeOnly.stagesMs).map(([k, v]) => `${k} ${v}`).join(', ')}`).join('; '))
+  out.push('Parquet bytes: ' + r.throughput.map((x) => `${x.dataset}: Floe ${x.floe.parquetBytes} in ${x.floe.files} files (${x.events} events), DuckDB ${x.duckdb.parquetBytes}`).join('; '))
+  out.push('', '### Writer memory (one 6 MB event, 200 columns; child process per run)', '')
+  const mt: (string | number)[][] = [['budget MB', 'records', 'tables', 'files', 'flushes budget/end', 'peakBufferedBytes MB', 'RSS before MB', 'peak RSS MB', 'ms']]
+  for (const x of r.memory) mt.push([x.budgetMB, x.records, x.tables, x.files, `${x.flushes.budget ?? 0}/${x.flushes.end ?? 0}`, round(x.peakBufferedBytes / 2 ** 20, 1), x.rssBeforeMB, x.peakRssMB, x.ms])
+  out.push(pad(mt))
+  out.push('', '### Commit cost (one committer run; median wall time; requests of the median run)', '')
+  const ct: (string | number)[][] = [['snapshots', 'batches', 'ms', 'S3 requests', 'DynamoDB requests', 'DynamoDB WRU (est.)', 'DynamoDB RRU', 'metadata KB', 'S3 detail', 'DynamoDB detail']]
+  for (const x of r.commit) ct.push([x.snapshots, x.batches, x.ms, x.s3Requests, x.ddbRequests, x.wcu, x.rcu, round(x.metadataBytes / 1024), Object.entries(x.s3).map(([k, v]) => `${k} ${v}`).join(', '), Object.entries(x.ddb).map(([k, v]) => `${k} ${v}`).join(', ')])
+  out.push(pad(ct))
+  out.push('', `### Cost per GB of JSON (${PRICES.region}, prices as of ${PRICES.asOf})`, '')
+  const kt: (string | number)[][] = [['item', 'USD per GB']]
+  for (const [k, v] of Object.entries(r.cost.perGb)) kt.push([k, v])
+  kt.push(['**Floe total**', r.cost.totalPerGb], ['Amazon Data Firehose → Iceberg', r.cost.firehosePerGb], ['Floe / Firehose', r.cost.floeToFirehose])
+  out.push(pad(kt))
+  out.push('', 'Assumptions: ' + Object.entries(r.cost.assumptions).map(([k, v]) => `${k}=${v}`).join(', '))
+  out.push('', `### Writer profile (${r.profile.records} records, ${r.profile.totalMs} ms sampled): self time by module`, '')
+  const pt: (string | number)[][] = [['module', 'self ms', '%']]
+  for (const x of r.profile.byModule.slice(0, 12)) pt.push([x.module, x.selfMs, x.share])
+  out.push(pad(pt), '')
+  const ft: (string | number)[][] = [['function', 'module', 'self ms', '%']]
+  for (const x of r.profile.byFunction.slice(0, 15)) ft.push([x.fn, x.module, x.selfMs, x.share])
+  out.push(pad(ft))
+  return out.join('\n')
+}

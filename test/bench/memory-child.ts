@@ -1,0 +1,59 @@
+/**
+ * One writer invocation in its own process, for peak RSS (run by memory.ts, one child per
+ * budget): a ≤ 6 MB MSK event of 200-column records fanned out to TABLES dynamic tables ×
+ * SLOTS identity-partition values, written with FLOE_MEMORY_BUDGET_MB = BUDGET. Prints one JSON
+ * line. The tables exist already (memory.ts creates them), as in a steady-state pipeline.
+ */
+import { createClients } from '../../lib/clients.js'
+import { loadConfig } from '../../lib/config.js'
+import { createWriterDeps } from '../../functions/writer.js'
+import { writeBatch } from '../../lib/writer/pipeline.js'
+import { memoryEvent, memoryRoutes } from './memory-data.js'
+
+const env = process.env
+const budget = Number(env.BENCH_BUDGET_MB)
+const tables = Number(env.BENCH_TABLES)
+const slots = Number(env.BENCH_SLOTS)
+const clients = createClients({ maxAttempts: 3 })
+const config = loadConfig(
+  {},
+  {
+    FLOE_PIPELINE: env.BENCH_PIPELINE!,
+    FLOE_WAREHOUSE: env.BENCH_WAREHOUSE!,
+    FLOE_CONTROL_TABLE: env.BENCH_CONTROL!,
+    FLOE_CATALOG_TABLE: env.BENCH_CATALOG!,
+    FLOE_MEMORY_BUDGET_MB: String(budget),
+    // 50 tables x 24 files x 200-column metrics is ~4.2 MB of file lists: over DynamoDB's 4 MB
+    // transaction payload with the default 300 KB spill threshold (a writer bug this bench found;
+    // see docs/benchmarks.md). Spilling lists above 64 KB keeps the transaction small.
+    FLOE_SPILL_THRESHOLD_KB: env.BENCH_SPILL_KB ?? '64',
+    FLOE_ROUTES: JSON.stringify(memoryRoutes(env.BENCH_NAMESPACE!)),
+  },
+)
+const deps = await createWriterDeps(config, clients)
+const { event, records, jsonBytes } = memoryEvent(tables, slots)
+global.gc?.()
+const rssBefore = process.memoryUsage().rss
+const t0 = performance.now()
+const result = await writeBatch(deps, event)
+const ms = performance.now() - t0
+const files = result.tables.reduce((n, t) => n + t.files, 0)
+console.log(
+  JSON.stringify({
+    budgetMB: budget,
+    records,
+    jsonBytes,
+    tables: result.tables.length,
+    files,
+    outcome: result.outcome,
+    deadLetters: result.deadLetters,
+    flushes: result.flushes,
+    peakBufferedBytes: result.peakBufferedBytes,
+    rssBeforeMB: Math.round(rssBefore / 2 ** 20),
+    // resourceUsage().maxRSS is in kilobytes.
+    peakRssMB: Math.round(process.resourceUsage().maxRSS / 1024),
+    ms: Math.round(ms),
+  }),
+)
+clients.ddb.destroy()
+clients.s3.destroy()

@@ -1,0 +1,93 @@
+/**
+ * Writer memory: peak RSS of one writer invocation (a child process per budget, so maxRSS is
+ * that invocation's alone) handling one 6 MB event of 200-column records fanned out to
+ * `tables` × `slots` (table, partition) buffers, at each FLOE_MEMORY_BUDGET_MB. The tables are
+ * created first by a warm-up invocation in this process, as a running pipeline would have them.
+ */
+import { execFile } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
+import type { AwsClients } from '../../lib/clients.js'
+import { loadConfig } from '../../lib/config.js'
+import { createWriterDeps } from '../../functions/writer.js'
+import { writeBatch } from '../../lib/writer/pipeline.js'
+import { median } from './common.js'
+import { memoryEvent, memoryRoutes } from './memory-data.js'
+
+export interface MemoryResult {
+  budgetMB: number
+  records: number
+  jsonBytes: number
+  tables: number
+  files: number
+  flushes: Record<string, number>
+  peakBufferedBytes: number
+  rssBeforeMB: number
+  peakRssMB: number
+  ms: number
+  runs: number
+}
+
+const child = fileURLToPath(new URL('./memory-child.ts', import.meta.url))
+const run = promisify(execFile)
+
+export async function benchMemory(
+  clients: AwsClients,
+  tables: { control: string; catalog: string },
+  opts: { budgets: number[]; tables: number; slots: number; runs: number },
+  log: (s: string) => void = () => undefined,
+): Promise<MemoryResult[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'floe-bench-mem-'))
+  const stamp = Date.now().toString(36)
+  const namespace = `mem${stamp}`
+  const base = {
+    FLOE_WAREHOUSE: `file://${join(dir, 'warehouse')}`,
+    FLOE_CONTROL_TABLE: tables.control,
+    FLOE_CATALOG_TABLE: tables.catalog,
+    FLOE_ROUTES: JSON.stringify(memoryRoutes(namespace)),
+    FLOE_SPILL_THRESHOLD_KB: '64',
+  }
+  try {
+    // Create the tables: one record per (table), full width, so every child finds them all.
+    const config = loadConfig({}, { ...base, FLOE_PIPELINE: `mem-${stamp}-init` })
+    const deps = await createWriterDeps(config, clients)
+    const warm = await writeBatch(deps, memoryEvent(opts.tables, opts.slots, opts.tables).event)
+    if (warm.tables.length !== opts.tables) throw new Error(`memory bench: created ${warm.tables.length} tables, expected ${opts.tables}`)
+
+    const out: MemoryResult[] = []
+    for (const budget of opts.budgets) {
+      const results: MemoryResult[] = []
+      for (let r = 0; r < opts.runs; r++) {
+        const { stdout } = await run(process.execPath, ['--expose-gc', '--import', 'tsx', child], {
+          env: {
+            ...process.env,
+            BENCH_BUDGET_MB: String(budget),
+            BENCH_TABLES: String(opts.tables),
+            BENCH_SLOTS: String(opts.slots),
+            BENCH_PIPELINE: `mem-${stamp}-${budget}-${r}`,
+            BENCH_WAREHOUSE: base.FLOE_WAREHOUSE,
+            BENCH_CONTROL: tables.control,
+            BENCH_CATALOG: tables.catalog,
+            BENCH_NAMESPACE: namespace,
+            POWERTOOLS_LOG_LEVEL: 'ERROR',
+          },
+          maxBuffer: 16 * 1024 * 1024,
+        })
+        const line = stdout.trim().split('\n').filter((l) => l.startsWith('{"budgetMB"')).at(-1)
+        if (!line) throw new Error(`memory child printed no result: ${stdout.slice(-500)}`)
+        const res = JSON.parse(line) as MemoryResult & { outcome: string; deadLetters: number }
+        if (res.outcome !== 'registered' || res.deadLetters > 0) throw new Error(`memory child: outcome ${res.outcome}, dead letters ${res.deadLetters}`)
+        results.push(res)
+        log(`  budget ${budget} MB run ${r + 1}/${opts.runs}: peak RSS ${res.peakRssMB} MB, ${res.files} files, ${res.ms} ms`)
+      }
+      const m = (f: (x: MemoryResult) => number) => median(results.map(f))
+      out.push({ ...results[0]!, peakRssMB: m((x) => x.peakRssMB), rssBeforeMB: m((x) => x.rssBeforeMB), ms: m((x) => x.ms), runs: opts.runs })
+    }
+    return out
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}

@@ -1,0 +1,23 @@
+/**
+ * `npm run bench [-- --quick] [--out bench-results.json] [--profile-file writer.cpuprofile]`:
+ * runs the benchmark suite (test/bench/bench.ts) on local endpoints, prints the tables and
+ * writes the results as JSON. `--quick` uses small sizes (a few minutes on 2 cores).
+ */
+import { writeFileSync } from 'node:fs'
+import { parseArgs } from 'node:util'
+import { formatResults, runBench, SIZES } from './bench.js'
+
+const { values } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    out: { type: 'string', default: 'bench-results.json' },
+    'profile-file': { type: 'string' },
+  },
+})
+const sizes = { ...SIZES[values.quick ? 'quick' : 'full'], profileFile: values['profile-file'] }
+const log = (s: string) => console.error(`[${new Date().toISOString().slice(11, 19)}] ${s}`)
+const results = await runBench(sizes, log)
+writeFileSync(values.out, JSON.stringify(results, null, 2) + '\n')
+console.log(formatResults(results))
+console.log(`\nwrote ${values.out}`)
+process.exit(0)

@@ -1,0 +1,252 @@
+/**
+ * Writer throughput: the same records through
+ * - Floe's real path: base64 MSK events of ≤ 6 MB → writeBatch (parse, checkpoints, decode,
+ *   route, coerce, Arrow, Parquet ZSTD, file write, fenced registration) with a file:// warehouse
+ *   and DynamoDB Local for the control and catalog tables;
+ * - Floe's encode path alone (no I/O): parseKafkaEvent → JSON decode → coerce → encodeParquet,
+ *   one Parquet file per event, timed per stage;
+ * - DuckDB (`SET threads=1`): NDJSON → Parquet ZSTD with COPY.
+ * Each figure is the median of `runs` runs; CPU seconds come from process.cpuUsage() (Floe's
+ * process also runs V8's GC threads; DynamoDB Local's JVM is a separate process and not counted).
+ */
+import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { DuckDBInstance } from '@duckdb/node-api'
+import type { AwsClients } from '../../lib/clients.js'
+import { createCatalog } from '../../lib/catalog/index.js'
+import { createDecoders } from '../../lib/codec/index.js'
+import { loadConfig } from '../../lib/config.js'
+import { createControlContext } from '../../lib/control/context.js'
+import { createFileIO } from '../../lib/io/index.js'
+import { parseKafkaEvent } from '../../lib/kafka/event.js'
+import { inferSchema } from '../../lib/schema/infer.js'
+import { compileCoercer, encodeParquet } from '../../lib/writer/columnar/index.js'
+import { writeBatch } from '../../lib/writer/pipeline.js'
+import { compileRoutes } from '../../lib/writer/routing.js'
+import type { WriterDeps } from '../../lib/writer/types.js'
+import { median, RequestCounter, round } from './common.js'
+import { countingIO, emptyIoCounts, type IoCounts } from './counting-io.js'
+import { writeNdjson, type Dataset } from './data.js'
+
+export interface RunFigures {
+  wallMs: number
+  cpuMs: number
+}
+
+export interface ThroughputResult {
+  dataset: string
+  records: number
+  jsonMB: number
+  events: number
+  runs: number
+  floe: { wallMs: number; cpuMs: number; recordsPerSec: number; jsonMBPerSec: number; recordsPerCpuSec: number; parquetBytes: number; files: number }
+  encodeOnly: { wallMs: number; recordsPerSec: number; jsonMBPerSec: number; stagesMs: Record<string, number> }
+  duckdb: { wallMs: number; cpuMs: number; recordsPerSec: number; jsonMBPerSec: number; recordsPerCpuSec: number; parquetBytes: number }
+  ratio: { floeToDuckdb: number; encodeOnlyToDuckdb: number }
+  /** Per writer invocation (one 6 MB event), for the cost model. */
+  perInvocation: { ms: number; s3: IoCounts; ddbRequests: Record<string, number>; wcu: number; rcu: number; jsonBytes: number }
+}
+
+const MB = 1024 * 1024
+
+function cpuMsSince(start: NodeJS.CpuUsage): number {
+  const d = process.cpuUsage(start)
+  return (d.user + d.system) / 1000
+}
+
+interface Ctx {
+  clients: AwsClients
+  counter: RequestCounter
+  controlTable: string
+  catalogTable: string
+  dir: string
+  stamp: string
+}
+
+/** One pass of the real writer path over every event; a fresh pipeline and table per run. */
+async function floeRun(ctx: Ctx, ds: Dataset, run: number, io: IoCounts): Promise<RunFigures & { parquetBytes: number; files: number }> {
+  const table = `bench.${ds.name}_${ctx.stamp}_${run}`
+  const config = loadConfig(
+    {},
+    {
+      FLOE_PIPELINE: `bench-${ctx.stamp}-${ds.name}-${run}`,
+      FLOE_WAREHOUSE: `file://${join(ctx.dir, 'warehouse')}`,
+      FLOE_CONTROL_TABLE: ctx.controlTable,
+      FLOE_CATALOG_TABLE: ctx.catalogTable,
+      FLOE_ROUTES: JSON.stringify({ routes: [{ table }] }),
+    },
+  )
+  const fileIO = countingIO(createFileIO(ctx.clients), io)
+  const deps: WriterDeps = {
+    config,
+    io: fileIO,
+    catalog: createCatalog(config, ctx.clients, fileIO),
+    control: createControlContext(config, ctx.clients.doc, fileIO),
+    decoders: await createDecoders(config, ctx.clients),
+    router: compileRoutes(config.routes),
+  }
+  let parquetBytes = 0
+  let files = 0
+  const cpu = process.cpuUsage()
+  const t0 = performance.now()
+  for (const event of ds.events) {
+    const r = await writeBatch(deps, event)
+    if (r.outcome !== 'registered') throw new Error(`bench writer: outcome ${r.outcome}, dead letters ${r.deadLetters}`)
+    if (r.deadLetters > 0) throw new Error(`bench writer: ${r.deadLetters} dead letters (${r.deadLetterPaths[0]})`)
+    parquetBytes += r.bytesWritten
+    files += r.tables.reduce((n, t) => n + t.files, 0)
+  }
+  return { wallMs: performance.now() - t0, cpuMs: cpuMsSince(cpu), parquetBytes, files }
+}
+
+/** The encode path without I/O, stage by stage. */
+async function encodeRun(ds: Dataset): Promise<{ wallMs: number; stages: Record<string, number> }> {
+  const config = loadConfig({}, { FLOE_WAREHOUSE: 'file:///tmp/unused' })
+  const decoders = await createDecoders(config, {} as never)
+  const first = parseKafkaEvent(ds.events[0])
+  const sample: Record<string, unknown>[] = []
+  for (const r of first.slice(0, 1000)) {
+    const d = await decoders.decodeValue(r)
+    if (d.ok) sample.push(d.value)
+  }
+  const schema = inferSchema(sample)
+  const coerce = compileCoercer(schema, { table: 'bench.encode' })
+  const stages = { parseEvent: 0, decodeJson: 0, coerce: 0, encodeParquet: 0 }
+  const t0 = performance.now()
+  for (const event of ds.events) {
+    let t = performance.now()
+    const records = parseKafkaEvent(event)
+    stages.parseEvent += performance.now() - t
+    t = performance.now()
+    const values: Record<string, unknown>[] = new Array(records.length)
+    for (let i = 0; i < records.length; i++) {
+      const d = await decoders.decodeValue(records[i]!)
+      if (!d.ok) throw new Error(d.reason)
+      values[i] = d.value
+    }
+    stages.decodeJson += performance.now() - t
+    t = performance.now()
+    const rows = values.map((v) => coerce(v).row)
+    stages.coerce += performance.now() - t
+    t = performance.now()
+    await encodeParquet(schema, rows, { compression: 'zstd' })
+    stages.encodeParquet += performance.now() - t
+  }
+  return { wallMs: performance.now() - t0, stages }
+}
+
+async function duckdbRun(ndjson: string, out: string): Promise<RunFigures & { parquetBytes: number }> {
+  const instance = await DuckDBInstance.create(':memory:')
+  const conn = await instance.connect()
+  try {
+    await conn.run('SET threads=1')
+    const cpu = process.cpuUsage()
+    const t0 = performance.now()
+    await conn.run(`COPY (SELECT * FROM read_json('${ndjson}')) TO '${out}' (FORMAT parquet, COMPRESSION zstd)`)
+    return { wallMs: performance.now() - t0, cpuMs: cpuMsSince(cpu), parquetBytes: statSync(out).size }
+  } finally {
+    conn.closeSync()
+    instance.closeSync()
+  }
+}
+
+export async function benchThroughput(
+  clients: AwsClients,
+  tables: { control: string; catalog: string },
+  ds: Dataset,
+  runs: number,
+  log: (s: string) => void = () => undefined,
+): Promise<ThroughputResult> {
+  const dir = mkdtempSync(join(tmpdir(), `floe-bench-${ds.name}-`))
+  mkdirSync(join(dir, 'warehouse'), { recursive: true })
+  const counter = new RequestCounter()
+  counter.attach(clients)
+  const ctx: Ctx = { clients, counter, controlTable: tables.control, catalogTable: tables.catalog, dir, stamp: Date.now().toString(36) }
+  try {
+    const ndjson = join(dir, `${ds.name}.ndjson`)
+    writeNdjson(ndjson, ds.lines)
+    const jsonMB = ds.jsonBytes / MB
+
+    // Warm-up (JIT, wasm instantiation, DuckDB extension load): one small pass each, not measured.
+    const warm: Dataset = { ...ds, events: ds.events.slice(0, 1) }
+    await floeRun(ctx, warm, -1, emptyIoCounts())
+    await encodeRun(warm)
+    await duckdbRun(ndjson, join(dir, 'warm.parquet'))
+
+    const floe: (RunFigures & { parquetBytes: number; files: number })[] = []
+    const enc: { wallMs: number; stages: Record<string, number> }[] = []
+    const duck: (RunFigures & { parquetBytes: number })[] = []
+    let io = emptyIoCounts()
+    let requests: Record<string, number> = {}
+    let wcu = 0
+    let rcu = 0
+    for (let run = 0; run < runs; run++) {
+      const ioRun = emptyIoCounts()
+      counter.reset()
+      floe.push(await floeRun(ctx, ds, run, ioRun))
+      if (run === 0) {
+        io = ioRun
+        requests = counter.snapshot()
+        wcu = counter.wcu
+        rcu = counter.rcu
+      }
+      enc.push(await encodeRun(ds))
+      duck.push(await duckdbRun(ndjson, join(dir, `duck-${run}.parquet`)))
+      log(`  ${ds.name} run ${run + 1}/${runs}: floe ${round(floe.at(-1)!.wallMs)} ms, encode-only ${round(enc.at(-1)!.wallMs)} ms, duckdb ${round(duck.at(-1)!.wallMs)} ms`)
+    }
+    const fw = median(floe.map((r) => r.wallMs))
+    const fc = median(floe.map((r) => r.cpuMs))
+    const ew = median(enc.map((r) => r.wallMs))
+    const dw = median(duck.map((r) => r.wallMs))
+    const dc = median(duck.map((r) => r.cpuMs))
+    const perSec = (ms: number) => round(ds.records / (ms / 1000))
+    const mbPerSec = (ms: number) => round(jsonMB / (ms / 1000), 2)
+    const n = ds.events.length
+    const per = (x: number) => round(x / n, 3)
+    return {
+      dataset: ds.name,
+      records: ds.records,
+      jsonMB: round(jsonMB, 1),
+      events: n,
+      runs,
+      floe: { wallMs: round(fw), cpuMs: round(fc), recordsPerSec: perSec(fw), jsonMBPerSec: mbPerSec(fw), recordsPerCpuSec: perSec(fc), parquetBytes: floe[0]!.parquetBytes, files: floe[0]!.files },
+      encodeOnly: {
+        wallMs: round(ew),
+        recordsPerSec: perSec(ew),
+        jsonMBPerSec: mbPerSec(ew),
+        stagesMs: Object.fromEntries(Object.keys(enc[0]!.stages).map((k) => [k, round(median(enc.map((r) => r.stages[k]!)))])),
+      },
+      duckdb: { wallMs: round(dw), cpuMs: round(dc), recordsPerSec: perSec(dw), jsonMBPerSec: mbPerSec(dw), recordsPerCpuSec: perSec(dc), parquetBytes: duck[0]!.parquetBytes },
+      ratio: { floeToDuckdb: round(dw / fw, 3), encodeOnlyToDuckdb: round(dw / ew, 3) },
+      perInvocation: {
+        ms: round(fw / n, 1),
+        s3: { PUT: per(io.PUT), GET: per(io.GET), HEAD: per(io.HEAD), LIST: per(io.LIST), DELETE: per(io.DELETE), bytesWritten: round(io.bytesWritten / n) },
+        ddbRequests: Object.fromEntries(Object.entries(requests).filter(([k]) => k.startsWith('ddb:')).map(([k, v]) => [k, per(v)])),
+        wcu: per(wcu),
+        rcu: per(rcu),
+        jsonBytes: round(ds.jsonBytes / n),
+      },
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+/** One profiled pass of the real writer path over `ds` (after a warm-up pass). */
+export async function profileWriter(
+  clients: AwsClients,
+  tables: { control: string; catalog: string },
+  ds: Dataset,
+  run: <T>(f: () => Promise<T>) => Promise<[T, unknown]>,
+): Promise<{ wallMs: number; cpuMs: number; profile: unknown }> {
+  const dir = mkdtempSync(join(tmpdir(), `floe-bench-prof-`))
+  const ctx: Ctx = { clients, counter: new RequestCounter(), controlTable: tables.control, catalogTable: tables.catalog, dir, stamp: `p${Date.now().toString(36)}` }
+  try {
+    await floeRun(ctx, { ...ds, events: ds.events.slice(0, 1) }, -1, emptyIoCounts())
+    const [r, profile] = await run(() => floeRun(ctx, ds, 0, emptyIoCounts()))
+    return { wallMs: round(r.wallMs), cpuMs: round(r.cpuMs), profile }
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
