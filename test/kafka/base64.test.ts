@@ -1,0 +1,47 @@
+import * as fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { decodeBase64, isBase64 } from '../../lib/kafka/event.js'
+
+/** The strict regex isBase64 replaced (for speed): both must accept exactly the same texts. */
+const STRICT = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{2,3})?$/
+
+describe('base64 values', () => {
+  it.each([
+    ['', true],
+    ['QQ==', true],
+    ['QUI=', true],
+    ['QUJD', true],
+    ['QQ', true],
+    ['QUI', true],
+    ['Q', false],
+    ['QQ=', false],
+    ['QUI==', false],
+    ['Q===', false],
+    ['QU=I', false],
+    ['QUJD-_', false],
+    ['QU JD', false],
+  ])('%j is base64: %s', (text, ok) => {
+    expect(isBase64(text)).toBe(ok)
+    expect(decodeBase64(text) !== undefined).toBe(ok)
+  })
+
+  it('accepts exactly what the strict regular expression accepts', () => {
+    const char = fc.constantFrom(...'ABCXYZabcxyz0189+/=-_ '.split(''))
+    fc.assert(
+      fc.property(fc.array(char, { maxLength: 12 }).map((cs) => cs.join('')), (text) => {
+        expect(isBase64(text)).toBe(STRICT.test(text))
+      }),
+      { numRuns: 5000 },
+    )
+  })
+
+  it('every encoding of bytes round-trips, padded or not', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 40 }), (bytes) => {
+        const text = Buffer.from(bytes).toString('base64')
+        expect(decodeBase64(text)).toEqual(bytes)
+        expect(decodeBase64(text.replace(/=+$/, ''))).toEqual(bytes)
+      }),
+    )
+  })
+})
