@@ -1,8 +1,12 @@
 /**
- * Fast append (https://iceberg.apache.org/spec/#snapshots): one new manifest per partition spec
- * for the new files, a manifest list that carries the parent's manifests forward unchanged, a
- * snapshot with the spec's standard summary totals, the snapshot log and the `main` ref. Work is
- * proportional to the new files (plus one read of the parent manifest list), not to history.
+ * Append (https://iceberg.apache.org/spec/#snapshots): one new manifest per partition spec for
+ * the new files, a manifest list that carries the parent's manifests forward, a snapshot with the
+ * spec's standard summary totals, the snapshot log and the `main` ref. Like Iceberg-Java's default
+ * append (MergeAppend), small data manifests are merged once enough accumulate (merge.ts,
+ * `commit.manifest-merge.enabled` / `commit.manifest.min-count-to-merge` /
+ * `commit.manifest.target-size-bytes`); with merging disabled it is a fast append that carries
+ * every manifest forward unchanged. Work is proportional to the new files plus one read of the
+ * parent manifest list, plus the manifests of a bin when one is merged — never to history.
  * v1 tables get v1 manifests and no sequence numbers; v3 tables get row lineage.
  */
 import { randomBytes, randomUUID } from 'node:crypto'
@@ -10,9 +14,9 @@ import { IcebergError } from '../errors.js'
 import type { FileIO } from '../io/types.js'
 import { encodeManifest, readManifest, summarizePartitions } from './manifest.js'
 import { encodeManifestList } from './manifest-list.js'
+import { boundBytes, mergeManifests, mergeSettings } from './merge.js'
 import { metadataDir } from './metadata-io.js'
 import { currentSchema, currentSnapshot, schemaById, specById } from './metadata.js'
-import { toBoundBytes, type BoundValue } from './metrics.js'
 import { snapshotManifests } from './scan.js'
 import type { DataFile, ManifestEntry, ManifestFile, Snapshot, TableMetadata } from './types.js'
 
@@ -63,14 +67,6 @@ function summarize(parent: Snapshot | undefined, files: DataFile[], extra: Recor
   return Object.assign(summary, std) as Snapshot['summary']
 }
 
-const toBytes = (type: string, v: unknown): Uint8Array | null => {
-  try {
-    return toBoundBytes(type, v as BoundValue)
-  } catch {
-    return null // no bound rather than a wrong one
-  }
-}
-
 /** Fills in counts a v1 writer left out, by reading that manifest (old tables only). */
 async function withCounts(io: FileIO, m: ManifestFile): Promise<ManifestFile> {
   if (!m.countsMissing) return m
@@ -115,16 +111,18 @@ export async function appendFiles(io: FileIO, base: TableMetadata, files: DataFi
   const bySpec = new Map<number, DataFile[]>()
   for (const f of files) bySpec.set(f.specId, [...(bySpec.get(f.specId) ?? []), f])
 
+  const settings = mergeSettings(base)
   const newManifests: ManifestFile[] = []
+  const pending = new Map<ManifestFile, ManifestEntry[]>()
+  const bytesOf = new Map<ManifestFile, Uint8Array>()
   let i = 0
+  const newPath = () => `${dir}/${commitUuid}-m${i++}.avro`
   for (const [specId, group] of bySpec) {
     const spec = specById(base, specId)
     const entries: ManifestEntry[] = group.map((dataFile) => ({ status: 1, snapshotId, sequenceNumber: null, fileSequenceNumber: null, dataFile }))
     const bytes = encodeManifest({ formatVersion: fv, spec, schema, content: 0 }, entries)
-    const path = `${dir}/${commitUuid}-m${i++}.avro`
-    await io.write(path, bytes, { contentType: 'application/octet-stream' })
-    newManifests.push({
-      manifestPath: path,
+    const m: ManifestFile = {
+      manifestPath: newPath(),
       manifestLength: bytes.length,
       partitionSpecId: specId,
       content: 0,
@@ -137,14 +135,24 @@ export async function appendFiles(io: FileIO, base: TableMetadata, files: DataFi
       addedRowsCount: group.reduce((a, f) => a + BigInt(f.recordCount), 0n),
       existingRowsCount: 0n,
       deletedRowsCount: 0n,
-      partitions: summarizePartitions(spec, schema, group.map((f) => f.partition), toBytes),
+      partitions: summarizePartitions(spec, schema, group.map((f) => f.partition), boundBytes),
       keyMetadata: null,
-    })
+    }
+    newManifests.push(m)
+    pending.set(m, entries)
+    bytesOf.set(m, bytes)
   }
 
   let carried = parent ? await snapshotManifests(io, parent) : []
   if (fv >= 2 && carried.some((m) => m.countsMissing)) carried = await Promise.all(carried.map((m) => withCounts(io, m)))
-  const manifests = [...newManifests, ...carried]
+  let manifests = [...newManifests, ...carried]
+  if (settings.enabled) {
+    manifests = await mergeManifests({ io, base, formatVersion: fv, schema: currentSchema(base), snapshotId, sequenceNumber, settings, pending, newPath }, manifests)
+  }
+  // New manifests not merged away are written as they are (a merged one was never written).
+  await Promise.all(
+    manifests.filter((m) => bytesOf.has(m)).map((m) => io.write(m.manifestPath, bytesOf.get(m)!, { contentType: 'application/octet-stream' })),
+  )
 
   // v3 row lineage: data manifests without a first_row_id get the next block of row ids.
   let firstRowId: bigint | undefined
