@@ -1,0 +1,96 @@
+/**
+ * Maintenance Lambda, run on a schedule (EventBridge Scheduler, daily by default). Thin: config,
+ * clients, FileIO and catalog once per cold start; each invocation runs lib/maintenance's
+ * `runMaintenance`: orphan cleanup (DESIGN.md invariant 7) for every table this pipeline writes
+ * — tables its committer has ever leased or with pending batches, NOT every table of the
+ * catalog (other engines' tables are left alone) — then the spilled file lists. Tables are
+ * cleaned in parallel (FLOE_COMMIT_CONCURRENCY); one table's failure is reported in the result,
+ * log and `MaintenanceFailures` metric, never thrown, so the others are cleaned regardless.
+ *
+ * The event may narrow or rehearse a run: `{ "tables": ["ns.t"], "dryRun": true,
+ * "olderThanHours": 48 }` (all optional; the horizon is never shorter than one hour here).
+ *
+ * `createMaintenanceHandler(deps)` builds the same handler against any dependencies (tests, the
+ * chaos harness); `createMaintenanceDeps(config, clients)` builds the real ones.
+ */
+import middy from '@middy/core'
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware'
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware'
+import { createCatalog } from '../lib/catalog/index.js'
+import { createClients, type AwsClients } from '../lib/clients.js'
+import { loadConfig, type FloeConfig } from '../lib/config.js'
+import { createControlContext } from '../lib/control/context.js'
+import { createFileIO } from '../lib/io/index.js'
+import { logger, metrics } from '../lib/log.js'
+import { runMaintenance, type MaintenanceRunResult } from '../lib/maintenance/run.js'
+import type { MaintenanceDeps } from '../lib/maintenance/types.js'
+
+export async function createMaintenanceDeps(config: FloeConfig, clients: AwsClients): Promise<MaintenanceDeps> {
+  const io = createFileIO(clients)
+  return { config, io, catalog: await createCatalog(config, clients, io), control: createControlContext(config, clients.doc, io) }
+}
+
+export interface MaintenanceEvent {
+  tables?: string[]
+  dryRun?: boolean
+  olderThanHours?: number
+}
+
+export interface MaintenanceSummary {
+  tables: number
+  failures: number
+  orphans: number
+  deleted: number
+  dryRun: boolean
+  results: { table: string; status: string; scanned?: number; orphans?: number; deleted?: number; young?: number; error?: string }[]
+}
+
+export function summarizeMaintenance(run: MaintenanceRunResult, dryRun: boolean): MaintenanceSummary {
+  const rows = [...run.results]
+  if (run.spills || run.spillError) rows.push({ table: '_spill', status: run.spillError ? 'failed' : 'cleaned', orphans: run.spills, error: run.spillError })
+  return {
+    tables: run.tables,
+    failures: run.failures,
+    orphans: run.orphans,
+    deleted: run.deleted,
+    dryRun,
+    results: rows.map((r) => ({
+      table: r.table,
+      status: r.status,
+      ...(r.orphans ? { scanned: r.orphans.scanned, orphans: r.orphans.orphans.length, deleted: r.orphans.deleted, young: r.orphans.young } : {}),
+      ...(r.error ? { error: `${r.error.name}: ${r.error.message}` } : {}),
+    })),
+  }
+}
+
+const MIN_EVENT_HORIZON_HOURS = 1
+
+/** Options from a scheduled (`{}`) or hand-made event; anything else in the event is ignored. */
+export function eventOptions(event: unknown): { tables?: string[]; dryRun: boolean; olderThanMs?: number } {
+  const e = (event && typeof event === 'object' ? event : {}) as MaintenanceEvent
+  const tables = Array.isArray(e.tables) && e.tables.every((t) => typeof t === 'string') ? e.tables : undefined
+  const hours = typeof e.olderThanHours === 'number' && Number.isFinite(e.olderThanHours) ? Math.max(MIN_EVENT_HORIZON_HOURS, e.olderThanHours) : undefined
+  return { tables, dryRun: e.dryRun === true, olderThanMs: hours === undefined ? undefined : hours * 3_600_000 }
+}
+
+export function createMaintenanceHandler(deps: MaintenanceDeps | (() => Promise<MaintenanceDeps>)) {
+  let ready: Promise<MaintenanceDeps> | undefined
+  const resolve = () => (ready ??= typeof deps === 'function' ? deps() : Promise.resolve(deps))
+  return middy(async (event: unknown): Promise<MaintenanceSummary> => {
+    const d = await resolve()
+    logger.appendKeys({ pipeline: d.config.pipeline })
+    const opts = eventOptions(event)
+    return summarizeMaintenance(await runMaintenance(d, opts), opts.dryRun)
+  })
+    .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use(logMetrics(metrics))
+}
+
+const build = (config: FloeConfig): Promise<MaintenanceDeps> =>
+  createMaintenanceDeps(config, createClients({ region: config.region, maxAttempts: config.awsMaxAttempts }))
+// In Lambda, a bad FLOE_* setting fails the init phase with a ConfigError naming the key.
+const lambdaConfig = process.env.AWS_LAMBDA_FUNCTION_NAME ? loadConfig(process.env) : undefined
+const initial = lambdaConfig ? build(lambdaConfig) : undefined
+initial?.catch(() => undefined)
+
+export const handler = createMaintenanceHandler(() => initial ?? build(loadConfig(process.env)))
