@@ -1,5 +1,5 @@
 /**
- * `npm run chaos -- --schedules N --seed S [--only I]`: run N fault-injection schedules against
+ * `npm run chaos -- --schedules N --seed S [--only I] [--parallel L]`: run N fault-injection schedules against
  * DynamoDB Local and s3rver and print what was injected and what the independent reader found.
  * Exits non-zero if any record was lost or duplicated; a failure prints its seed and schedule
  * index so it can be replayed exactly with --only.
@@ -16,6 +16,7 @@ const { values } = parseArgs({
     schedules: { type: 'string', default: '100' },
     seed: { type: 'string', default: '1' },
     only: { type: 'string' },
+    parallel: { type: 'string', default: '1' },
   },
 })
 const seed = Number(values.seed)
@@ -41,28 +42,25 @@ const env: HarnessEnv = {
 await Promise.all([ensureControlTable(clients.ddb, env.controlTable), ensureCatalogTable(clients.ddb, env.catalogTable), ensureBucket(clients.s3, env.bucket)])
 env.foreignAppend = makeForeignAppender(env, clients)
 
-const fleet = new Fleet(env)
+// Independent lanes: each has its own containers and its own pipeline (so its committers see
+// only its own tables); schedules are spread over the lanes.
+const lanes = Array.from({ length: Math.max(1, Number(values.parallel)) }, (_, i) => {
+  const laneEnv = { ...env, pipeline: `${env.pipeline}l${i}` }
+  return { env: laneEnv, fleet: new Fleet(laneEnv) }
+})
 let exitCode = 0
 const totals = { schedules: 0, produced: 0, inTable: 0, inDeadLetters: 0, lost: 0, duplicated: 0, both: 0, offsetMismatches: 0, orphans: 0, foreignRows: 0, invocations: 0 }
 const injected: Record<string, number> = Object.fromEntries(FAULTS.map((f) => [f, 0]))
 const started = Date.now()
 const stop = async () => {
-  await fleet.stop().catch(() => undefined)
+  await Promise.all(lanes.map((l) => l.fleet.stop().catch(() => undefined)))
   await endpoints.stop()
 }
 process.once('SIGINT', () => void stop().then(() => process.exit(130)))
 try {
-  await fleet.start()
-  for (const index of indexes) {
-    let result: ScheduleResult
-    try {
-      result = await runSchedule(env, fleet, seed, index)
-    } catch (err) {
-      console.error(`schedule seed=${seed} index=${index} crashed: ${(err as Error).stack}`)
-      console.error(`replay: npm run chaos -- --seed ${seed} --only ${index}`)
-      exitCode = 1
-      continue
-    }
+  await Promise.all(lanes.map((l) => l.fleet.start()))
+  const queue = [...indexes]
+  const record = (index: number, result: ScheduleResult) => {
     totals.schedules++
     totals.produced += result.verdict.produced
     totals.inTable += result.verdict.inTable
@@ -86,6 +84,19 @@ try {
       console.log(`[${s}s] ${totals.schedules}/${indexes.length} schedules, ${totals.produced} records, lost ${totals.lost}, duplicated ${totals.duplicated}`)
     }
   }
+  await Promise.all(
+    lanes.map(async ({ env: laneEnv, fleet }) => {
+      for (let index = queue.shift(); index !== undefined; index = queue.shift()) {
+        try {
+          record(index, await runSchedule(laneEnv, fleet, seed, index))
+        } catch (err) {
+          console.error(`schedule seed=${seed} index=${index} crashed: ${(err as Error).stack}`)
+          console.error(`replay: npm run chaos -- --seed ${seed} --only ${index}`)
+          exitCode = 1
+        }
+      }
+    }),
+  )
 } finally {
   await stop()
 }
