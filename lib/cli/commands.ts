@@ -15,6 +15,7 @@ import { inspectCommand } from './inspect.js'
 import { statusCommand } from './status.js'
 import { commitCommand } from './commit.js'
 import { startCommand } from './start.js'
+import { maintainCommand } from './maintain.js'
 
 export const commands: Command[] = [
   initCommand,
@@ -22,6 +23,7 @@ export const commands: Command[] = [
   statusCommand,
   commitCommand,
   inspectCommand,
+  maintainCommand,
 ]
 
 export type { Command } from './command.js'
