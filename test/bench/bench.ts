@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto'
 import { loadavg } from 'node:os'
 import { ensureCatalogTable, ensureControlTable } from '../../lib/local/init.js'
+import { logger } from '../../lib/log.js'
 import { benchCommit, type CommitResult } from './commit.js'
 import { localAws, machine, round, type Machine } from './common.js'
 import { costModel, PRICES, type CostModel } from './cost.js'
@@ -74,8 +75,9 @@ export async function runBench(sizes: BenchSizes, log: (s: string) => void = () 
   const started = performance.now()
   const m = machine()
   log(`machine: ${m.cpuModel}, ${m.cores} cores, ${m.memoryGiB} GiB, node ${m.node}, load ${m.loadAverage.join(' ')}`)
-  // The handlers' structured logs would drown the output.
+  // The handlers' structured logs would drown the output (children read the variable).
   process.env.POWERTOOLS_LOG_LEVEL ??= 'ERROR'
+  if (!process.env.BENCH_VERBOSE) logger.setLogLevel('ERROR')
   const { endpoints, clients } = await localAws()
   const id = randomUUID().slice(0, 8)
   const tables = { control: `bench-control-${id}`, catalog: `bench-iceberg-${id}` }

@@ -1,0 +1,35 @@
+/**
+ * Smoke test of `npm run bench`: the whole suite at tiny sizes against the test run's endpoints,
+ * checking the result is well formed (every section present, counts consistent). No thresholds:
+ * figures from a shared CI machine mean nothing.
+ */
+import { describe, expect, it } from 'vitest'
+import { formatResults, runBench, SIZES } from './bench.js'
+
+describe('bench', () => {
+  it('the quick suite at tiny sizes produces every section and a printable table', { timeout: 300_000 }, async () => {
+    const r = await runBench(SIZES.smoke)
+    expect(r.machine.cores).toBeGreaterThan(0)
+    expect(r.throughput.map((t) => t.dataset)).toEqual(['narrow', 'wide'])
+    for (const t of r.throughput) {
+      expect(t.records).toBe(t.dataset === 'narrow' ? SIZES.smoke.narrowRecords : SIZES.smoke.wideRecords)
+      expect(t.floe.recordsPerSec).toBeGreaterThan(0)
+      expect(t.duckdb.recordsPerSec).toBeGreaterThan(0)
+      expect(t.floe.files).toBeGreaterThanOrEqual(t.events)
+      expect(t.perInvocation.s3.PUT).toBeGreaterThanOrEqual(1)
+      expect(t.perInvocation.ddbRequests['ddb:TransactWriteItems']).toBe(1)
+    }
+    expect(r.memory).toHaveLength(SIZES.smoke.memory.budgets.length)
+    const m = r.memory[0]!
+    expect(m.tables).toBe(SIZES.smoke.memory.tables)
+    expect(m.files).toBe(SIZES.smoke.memory.tables * SIZES.smoke.memory.slots)
+    expect(m.peakRssMB).toBeGreaterThanOrEqual(m.rssBeforeMB)
+    expect(r.commit.map((c) => [c.snapshots, c.batches])).toEqual([[3, 2]])
+    expect(r.commit[0]!.s3Requests).toBeGreaterThan(0)
+    expect(r.commit[0]!.ddbRequests).toBeGreaterThan(0)
+    expect(r.cost.totalPerGb).toBeGreaterThan(0)
+    expect(r.profile.byModule.length).toBeGreaterThan(0)
+    expect(JSON.parse(JSON.stringify(r))).toEqual(r)
+    expect(formatResults(r)).toContain('### Commit cost')
+  })
+})

@@ -1,0 +1,187 @@
+/**
+ * Coerce decoded records (plain JS objects from JSON or Avro) to an Iceberg schema. A coercer is
+ * compiled once per (schema, table) into closures, so the schema is not interpreted per record.
+ *
+ * Coerced values ("rows") are what arrow-build.ts and lib/iceberg's transforms and metrics take:
+ *   boolean → boolean; int, date (days since epoch) → number; long, time (µs), timestamp[tz] (µs),
+ *   timestamp[tz]_ns (ns) → bigint; float, double → number; decimal(P, S) → unscaled bigint;
+ *   string → string; uuid, fixed[L], binary → Uint8Array; struct → object keyed by field name;
+ *   list → array; map → Map; null → null.
+ * Accepted inputs: timestamps from ISO-8601 text (no zone = UTC), epoch milliseconds (number or
+ * bigint) or Date; dates from `YYYY-MM-DD` or days since epoch; times from `HH:MM:SS[.f]` or
+ * milliseconds of the day; decimals from numbers or numeric text (exact, rounded half up to the
+ * scale); integers from integral numbers, bigints, integer text or lossless-json numbers (range-
+ * checked); uuid from text; binary and fixed from base64; strings from text, numbers and booleans
+ * (objects and arrays as their JSON text, the fallback column type of inference); maps from JSON
+ * objects (keys coerced to the key type) or Map.
+ */
+// PROTOTYPE copy of lib/writer/columnar/coerce.ts for a proposal (test/bench/proto/README in
+// docs/benchmarks.md): compileStruct builds rows from an object-literal factory (fast properties
+// for wide schemas) and scans for unknown keys only when the record has more keys than it matched.
+import { RecordError } from '../../../lib/errors.js'
+import { isList, isMap, isStruct, type IcebergType, type StructType } from '../../../lib/schema/types.js'
+import { compilePrimitive, Failure, safeJson, type Convert, type Ctx } from '../../../lib/writer/columnar/primitives.js'
+import { losslessText } from '../../../lib/writer/columnar/values.js'
+
+export type Row = Record<string, unknown>
+
+/** A field present in a record but not in the schema: Iceberg-style dotted path (`items.element.sku`) and a sample value. */
+export interface UnknownField {
+  path: string
+  value: unknown
+}
+
+export interface Coerced {
+  row: Row
+  /** Unknown fields with a non-null value (empty when there are none). */
+  unknown: UnknownField[]
+}
+
+export type Coercer = (record: unknown) => Coerced
+
+const NONE: UnknownField[] = []
+
+/** Compile a coercer for a struct (a table schema). `table` is used in error messages. */
+export function compileCoercer(schema: StructType, opts: { table: string }): Coercer {
+  const root = compileStruct(schema, '')
+  // One context per coercer, reset per record: coercion is synchronous, so calls never interleave.
+  const ctx: Ctx = { unknown: undefined }
+  return (record: unknown): Coerced => {
+    if (typeof record !== 'object' || record === null || Array.isArray(record) || record instanceof Uint8Array)
+      throw new RecordError(`table ${opts.table}: record expected struct, got ${describe(record)}`)
+    ctx.unknown = undefined
+    try {
+      return { row: root(record, ctx) as Row, unknown: ctx.unknown ?? NONE }
+    } catch (err) {
+      if (!(err instanceof Failure)) throw err
+      const path = err.segments.reduce((acc, s) => (s.startsWith('[') ? acc + s : acc ? `${acc}.${s}` : s), '')
+      throw new RecordError(`table ${opts.table}: field '${path}' expected ${err.expected}, got ${describe(err.value)}`)
+    }
+  }
+}
+
+/** `<jsType> <value>` for messages: strings quoted, long values cut at 100 characters. */
+export function describe(value: unknown): string {
+  if (value === undefined) return 'undefined'
+  if (value === null) return 'null'
+  const type = Array.isArray(value) ? 'array' : value instanceof Uint8Array ? 'bytes' : typeof value
+  let shown: string
+  if (typeof value === 'string') shown = `'${value}'`
+  else if (typeof value === 'bigint') shown = `${value}`
+  else if (value instanceof Uint8Array) shown = `[${value.length} bytes]`
+  else if (typeof value === 'object') shown = losslessText(value) ?? safeJson(value)
+  else shown = String(value)
+  if (shown.length > 100) shown = `${shown.slice(0, 100)}…`
+  return `${type} ${shown}`
+}
+
+
+/** A value that says something about its type (not null, not an empty or all-null array/object). */
+export function isInformative(v: unknown): boolean {
+  if (v === null || v === undefined) return false
+  if (Array.isArray(v)) return v.some(isInformative)
+  if (typeof v === 'object' && !(v instanceof Uint8Array) && !(v instanceof Date) && losslessText(v) === undefined)
+    return Object.values(v as object).some(isInformative)
+  return true
+}
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Uint8Array) && !(v instanceof Date) && !(v instanceof Map) && losslessText(v) === undefined
+
+function compileStruct(type: StructType, path: string): Convert {
+  const n = type.fields.length
+  const names = type.fields.map((f) => f.name)
+  const required = type.fields.map((f) => f.required)
+  const expected = type.fields.map((f) => typeName(f.type))
+  const converts = type.fields.map((f) => compileType(f.type, path ? `${path}.${f.name}` : f.name))
+  const known = new Set(names)
+  const typeText = typeName(type)
+  // An object literal with every field: one hidden class with fast properties, however wide.
+  // oxlint-disable-next-line no-new-func
+  const make = new Function(`return () => ({ ${names.map((nm) => `${JSON.stringify(nm)}: null`).join(', ')} })`)() as () => Row
+  return (v, ctx) => {
+    if (!isPlainObject(v)) throw new Failure([], typeText, v)
+    const out: Row = make()
+    let i = 0
+    let matched = 0
+    try {
+      for (; i < n; i++) {
+        const name = names[i]!
+        const value = v[name]
+        if (value !== undefined) matched++
+        if (value === null || value === undefined) {
+          if (required[i]) throw new Failure([], `${expected[i]} (required)`, value)
+        } else out[name] = converts[i]!(value, ctx)
+      }
+    } catch (err) {
+      if (err instanceof Failure) err.segments.unshift(names[i]!)
+      throw err
+    }
+    // Only a record with keys the loop did not match can have unknown fields.
+    let keys = 0
+    for (const _ in v) keys++
+    if (keys > matched) {
+      for (const key in v) {
+        if (!known.has(key) && isInformative(v[key])) (ctx.unknown ??= []).push({ path: path ? `${path}.${key}` : key, value: v[key] })
+      }
+    }
+    return out
+  }
+}
+
+function compileType(type: IcebergType, path: string): Convert {
+  if (isStruct(type)) return compileStruct(type, path)
+  if (isList(type)) {
+    const element = compileType(type.element, `${path}.element`)
+    const required = type['element-required']
+    const expected = typeName(type.element)
+    const text = typeName(type)
+    return (v, ctx) => {
+      if (!Array.isArray(v)) throw new Failure([], text, v)
+      const out = new Array(v.length)
+      let i = 0
+      try {
+        for (; i < v.length; i++) {
+          const e = v[i]
+          if (e === null || e === undefined) {
+            if (required) throw new Failure([], `${expected} (required)`, e)
+            out[i] = null
+          } else out[i] = element(e, ctx)
+        }
+      } catch (err) {
+        if (err instanceof Failure) err.segments.unshift(`[${i}]`)
+        throw err
+      }
+      return out
+    }
+  }
+  if (isMap(type)) {
+    const key = compileType(type.key, `${path}.key`)
+    const value = compileType(type.value, `${path}.value`)
+    const required = type['value-required']
+    const expected = typeName(type.value)
+    const text = typeName(type)
+    return (v, ctx) => {
+      const entries: Iterable<[unknown, unknown]> | undefined = v instanceof Map ? v : isPlainObject(v) ? Object.entries(v) : undefined
+      if (entries === undefined) throw new Failure([], text, v)
+      const out = new Map<unknown, unknown>()
+      for (const [k, e] of entries) {
+        try {
+          if (k === null || k === undefined) throw new Failure([], `${typeName(type.key)} (map key)`, k)
+          const ck = key(k, ctx)
+          if (e === null || e === undefined) {
+            if (required) throw new Failure([], `${expected} (required)`, e)
+            out.set(ck, null)
+          } else out.set(ck, value(e, ctx))
+        } catch (err) {
+          if (err instanceof Failure) err.segments.unshift(`[${JSON.stringify(String(k))}]`)
+          throw err
+        }
+      }
+      return out
+    }
+  }
+  return compilePrimitive(type)
+}
+
+const typeName = (t: IcebergType): string => (typeof t === 'string' ? t : t.type)
