@@ -301,6 +301,29 @@ describe('merging manifests of other engines\' tables', () => {
   })
 })
 
+describe('v3 manifests without first_row_id (v1 table upgraded to v3)', () => {
+  it('are not merged before the list assigns their row ids, then merge keeping those ids', async () => {
+    const { io, md } = await copyTable('duckdb-iceberg/data/persistent/iceberg_v1_repro/repro/merch_v1')
+    const old = await manifestsOf(io, md)
+    expect(old.length).toBeGreaterThan(0)
+    expect(old.every((m) => m.firstRowId === null)).toBe(true)
+    const base = withProps(md, { [MIN_COUNT_TO_MERGE]: '2' })
+    const first = await appendFiles(io, base, [file(1)])
+    // Nothing merged: the carried manifests had no row ids to write into EXISTING entries yet.
+    expect((await manifestsOf(io, first)).map((m) => m.existingFilesCount > 0 && m.addedSnapshotId === currentSnapshot(first)!['snapshot-id'])).not.toContain(true)
+    const ids = new Map((await liveDataFiles(io, first)).map((e) => [e.dataFile.filePath, e.dataFile.firstRowId]))
+    const second = await appendFiles(io, first, [file(2)])
+    const list = await manifestsOf(io, second)
+    expect(list.filter((m) => m.existingFilesCount > 0 && m.addedSnapshotId === currentSnapshot(second)!['snapshot-id'])).toHaveLength(1)
+    const after = await liveDataFiles(io, second)
+    expect(after).toHaveLength(ids.size + 1)
+    for (const e of after.filter((x) => x.dataFile.filePath !== file(2).filePath)) expect(e.dataFile.firstRowId).toBe(ids.get(e.dataFile.filePath))
+    const ranges = after.map((e) => [e.dataFile.firstRowId!, e.dataFile.firstRowId! + BigInt(e.dataFile.recordCount)] as const).sort((a, b) => (a[0] < b[0] ? -1 : 1))
+    expect(ranges.every((r, i) => i === 0 || ranges[i - 1]![1] <= r[0])).toBe(true)
+    await expectListMatchesManifests(io, second)
+  })
+})
+
 describe('a merged table on S3 (s3rver)', () => {
   it('is read by icebird over HTTP with every row of every append', { timeout: 60_000 }, async () => {
     const aws = testAws()
