@@ -129,9 +129,10 @@ const hasLiveFiles = (m: ManifestFile) => m.countsMissing === true || m.addedFil
 export async function mergeManifests(ctx: MergeContext, manifests: ManifestFile[]): Promise<ManifestFile[]> {
   const mine = (m: ManifestFile) => ctx.pending.has(m) || m.addedSnapshotId === ctx.snapshotId
   const kept = manifests.filter((m) => mine(m) || hasLiveFiles(m))
-  if (kept.length === 0) return kept
-  // Java's `first`, widened to this commit's new manifest of every spec (see the header).
-  const exempt = new Set<ManifestFile>([kept[0]!, ...ctx.pending.keys()])
+  const firstData = kept.find((m) => m.content === 0)
+  if (firstData === undefined) return kept
+  // Java's `first` (the first data manifest), widened to this commit's new manifest of every spec (see the header).
+  const exempt = new Set<ManifestFile>([firstData, ...ctx.pending.keys()])
   const groups = new Map<number, ManifestFile[]>()
   for (const m of kept) if (m.content === 0) groups.set(m.partitionSpecId, [...(groups.get(m.partitionSpecId) ?? []), m])
 

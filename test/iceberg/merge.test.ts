@@ -215,6 +215,16 @@ describe('appendFiles merges manifests', () => {
     await expectListMatchesManifests(localIO, next)
   })
 
+  it('an append without files treats the newest data manifest as Java treats its first manifest', async () => {
+    let md = newTable({ [MERGE_ENABLED]: 'false' })
+    for (let n = 1; n <= 3; n++) md = await appendFiles(localIO, md, [file(n)])
+    const waits = await appendFiles(localIO, withProps(md, { [MERGE_ENABLED]: 'true', [MIN_COUNT_TO_MERGE]: '4' }), [])
+    expect(await manifestsOf(localIO, waits)).toEqual(await manifestsOf(localIO, md))
+    const merges = await appendFiles(localIO, withProps(md, { [MERGE_ENABLED]: 'true', [MIN_COUNT_TO_MERGE]: '3' }), [])
+    expect((await manifestsOf(localIO, merges)).map((m) => [m.addedFilesCount, m.existingFilesCount])).toEqual([[0, 3]])
+    expect((await liveDataFiles(localIO, merges)).map((e) => [e.dataFile.filePath, e.sequenceNumber])).toEqual([3, 2, 1].map((n) => [file(n).filePath, BigInt(n)]))
+  })
+
   it('merges per partition spec: a table with two specs gets one merged manifest per spec', async () => {
     let md = newTable({ [MIN_COUNT_TO_MERGE]: '3' }, true)
     const regions = ['eu', 'us', null, 'ap']
