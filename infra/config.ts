@@ -113,6 +113,12 @@ export const ContextSchema = z
     committerMemoryMb: z.number().int().min(128).max(10_240).default(512),
     /** EventBridge Scheduler expression for the committer: rate(…), cron(…) or at(…). */
     commitSchedule: z.string().regex(/^(rate|cron|at)\(.+\)$/, 'expected rate(…), cron(…) or at(…)').default('rate(1 minute)'),
+    /**
+     * EventBridge Scheduler expression for the maintenance function (orphan cleanup). Daily: orphans
+     * only appear after crashes and lost races, and only files older than FLOE_ORPHAN_HORIZON_HOURS
+     * (24 h) may go, so running more often finds little more.
+     */
+    maintenanceSchedule: z.string().regex(/^(rate|cron|at)\(.+\)$/, 'expected rate(…), cron(…) or at(…)').default('rate(1 day)'),
     /** CloudWatch Logs retention of both functions. */
     logRetentionDays: z
       .number()

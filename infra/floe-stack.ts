@@ -1,6 +1,7 @@
 /**
  * One Floe pipeline: warehouse bucket, control table, catalog, the writer on Kafka event source
- * mappings, the committer on an EventBridge Scheduler schedule, alarms and a dashboard.
+ * mappings, the committer on an EventBridge Scheduler schedule, the maintenance function (orphan
+ * cleanup) on a daily one, alarms and a dashboard.
  * Configured from CDK context (cdk.json / `-c`) or props; see docs/deploy.md for the keys.
  */
 import { CfnOutput, Duration, Stack, Validations, type StackProps } from 'aws-cdk-lib'
@@ -22,8 +23,8 @@ import { acknowledgeWildcardResources } from './nag.js'
 export interface FloeStackProps extends StackProps {
   /** Overrides of the context keys (tests, or a CDK app that embeds Floe). */
   config?: Partial<FloeContextInput>
-  /** Handler sources relative to the project root; default functions/writer.ts and functions/committer.ts. */
-  entries?: { writer?: string; committer?: string }
+  /** Handler sources relative to the project root; default functions/writer.ts, functions/committer.ts, functions/maintenance.ts. */
+  entries?: { writer?: string; committer?: string; maintenance?: string }
 }
 
 /**
@@ -33,16 +34,20 @@ export interface FloeStackProps extends StackProps {
 const WRITER_TIMEOUT = Duration.minutes(5)
 /** Committer timeout: under the 5-minute lease (FLOE_LEASE_TTL_SECONDS) so a run ends before its lease can be taken over. */
 const COMMITTER_TIMEOUT = Duration.minutes(4)
+/** Maintenance timeout: Lambda's maximum. A run cut short is safe (it only deletes) and the next day's run resumes. */
+const MAINTENANCE_TIMEOUT = Duration.minutes(15)
 
 export class FloeStack extends Stack {
   readonly config: FloeStackConfig
   readonly writer: FloeFunction
   readonly committer: FloeFunction
+  readonly maintenance: FloeFunction
   readonly warehouse: Warehouse
   readonly control: ControlTable
   readonly catalog: Catalog
   readonly kafka: KafkaSource
   readonly schedule: scheduler.Schedule
+  readonly maintenanceSchedule: scheduler.Schedule
   readonly monitoring: Monitoring
   readonly outputs: CfnOutput[]
 
@@ -108,6 +113,19 @@ export class FloeStack extends Stack {
       .bindControlTable(this.control, 'committer')
       .bindCatalog(this.catalog)
 
+    this.maintenance = new FloeFunction(this, 'Maintenance', {
+      entry: props.entries?.maintenance ?? 'functions/maintenance.ts',
+      description: `Floe ${c.pipeline}: removes orphan files (written but never committed) older than the horizon`,
+      memorySize: c.committerMemoryMb,
+      timeout: MAINTENANCE_TIMEOUT,
+      logRetention,
+      serviceName: c.pipeline,
+      settings: shared,
+    })
+      .bindWarehouse(this.warehouse, 'maintenance')
+      .bindControlTable(this.control, 'maintenance')
+      .bindCatalog(this.catalog, 'read')
+
     this.kafka = new KafkaSource(this, 'Kafka', { config: c, target: this.writer, failedBatches: failedBatches && new S3FailedBatches(failedBatches) })
 
     this.schedule = new scheduler.Schedule(this, 'CommitSchedule', {
@@ -122,11 +140,24 @@ export class FloeStack extends Stack {
     })
     acknowledgeWildcardResources(this, [`${this.committer.functionArn}:*`], 'The LambdaInvoke target grants invoke on the committer and its versions/aliases (ARN:*); it is one function.')
 
+    this.maintenanceSchedule = new scheduler.Schedule(this, 'MaintenanceSchedule', {
+      description: `Floe ${c.pipeline}: run orphan cleanup`,
+      schedule: scheduler.ScheduleExpression.expression(c.maintenanceSchedule),
+      target: new targets.LambdaInvoke(this.maintenance, {
+        input: scheduler.ScheduleTargetInput.fromObject({ source: 'floe.schedule', pipeline: c.pipeline }),
+        // A run that failed to start is retried within the hour; a duplicate run is harmless (it only deletes orphans).
+        retryAttempts: 2,
+        maxEventAge: Duration.hours(1),
+      }),
+    })
+    acknowledgeWildcardResources(this, [`${this.maintenance.functionArn}:*`], 'The LambdaInvoke target grants invoke on the maintenance function and its versions/aliases (ARN:*); it is one function.')
+
     const maxPending = Number(c.extraSettings.FLOE_MAX_PENDING_BATCHES ?? SETTINGS.FLOE_MAX_PENDING_BATCHES.parse(undefined))
     this.monitoring = new Monitoring(this, 'Monitoring', {
       pipeline: c.pipeline,
       writer: this.writer,
       committer: this.committer,
+      maintenance: this.maintenance,
       offsetLagThreshold: c.offsetLagAlarmThreshold,
       maxPendingBatches: maxPending,
       alarmTopicArn: c.alarmTopicArn,
@@ -141,6 +172,7 @@ export class FloeStack extends Stack {
       ...(this.catalog.table ? [['CatalogTableName', this.catalog.table.tableName, 'FLOE_CATALOG_TABLE'] as [string, string, string]] : []),
       ['WriterFunctionName', this.writer.functionName],
       ['CommitterFunctionName', this.committer.functionName],
+      ['MaintenanceFunctionName', this.maintenance.functionName],
       ...(failedBatches ? [['FailedBatchesBucket', failedBatches.bucketName, 'Kafka batches the mapping gave up on (retries exhausted)'] as [string, string, string]] : []),
       ['DashboardName', this.monitoring.dashboard.dashboardName],
     ]
@@ -167,7 +199,7 @@ export class FloeStack extends Stack {
 
   /** cdk-nag (AwsSolutions) findings that are deliberate, each with its reason. */
   private acknowledgeFindings(): void {
-    for (const fn of [this.writer, this.committer]) {
+    for (const fn of [this.writer, this.committer, this.maintenance]) {
       Validations.of(fn).acknowledge({
         id: 'AwsSolutions-L1',
         reason: 'nodejs22.x is the runtime Floe is built and tested for (esbuild target node22); moving to a newer runtime is a tested change, not a default.',

@@ -117,9 +117,10 @@ export class FloeFunction extends NodejsFunction {
     return this
   }
 
-  /** Table data and metadata under the warehouse prefix; FLOE_WAREHOUSE. */
-  bindWarehouse(warehouse: Warehouse): this {
-    warehouse.grantTableFiles(this)
+  /** Table data and metadata under the warehouse prefix; FLOE_WAREHOUSE. `maintenance`: read, list, delete orphans only. */
+  bindWarehouse(warehouse: Warehouse, access: 'readwrite' | 'maintenance' = 'readwrite'): this {
+    if (access === 'maintenance') warehouse.grantTableMaintenance(this)
+    else warehouse.grantTableFiles(this)
     return this.setting('FLOE_WAREHOUSE', warehouse.warehouseUrl)
   }
 
@@ -130,14 +131,14 @@ export class FloeFunction extends NodejsFunction {
   }
 
   /** Control-table items (checkpoints, batches, leases) and its index; FLOE_CONTROL_TABLE. */
-  bindControlTable(control: ControlTable, access: 'writer' | 'committer'): this {
+  bindControlTable(control: ControlTable, access: 'writer' | 'committer' | 'maintenance'): this {
     control.grant(this, access)
     return this.setting('FLOE_CONTROL_TABLE', control.table.tableName)
   }
 
-  /** The Iceberg catalog (DynamoDB table or Glue database); FLOE_CATALOG, FLOE_CATALOG_TABLE. */
-  bindCatalog(catalog: Catalog): this {
-    catalog.grant(this)
+  /** The Iceberg catalog (DynamoDB table or Glue database); FLOE_CATALOG, FLOE_CATALOG_TABLE. `read`: load tables only. */
+  bindCatalog(catalog: Catalog, access: 'readwrite' | 'read' = 'readwrite'): this {
+    catalog.grant(this, access)
     for (const [name, value] of Object.entries(catalog.settings)) if (value !== undefined) this.setting(name as SettingName, value)
     return this
   }

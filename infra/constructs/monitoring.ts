@@ -2,7 +2,7 @@
  * Alarms and a dashboard for one pipeline. Custom metrics are Powertools EMF metrics in the
  * `Floe` namespace with the default `service` dimension (POWERTOOLS_SERVICE_NAME = pipeline):
  * `PendingBatches` (committer, uncommitted batches), `CommitFailures` (committer), `DeadLetters`
- * (writer). Consumer lag is Lambda's own `OffsetLag` metric of the Kafka mappings; batches the
+ * (writer), `MaintenanceFailures` and `OrphanFilesDeleted` (maintenance). Consumer lag is Lambda's own `OffsetLag` metric of the Kafka mappings; batches the
  * mapping gives up on show as S3 PutRequests on the failed-batches bucket.
  */
 import { Duration } from 'aws-cdk-lib'
@@ -18,6 +18,8 @@ export interface MonitoringProps {
   pipeline: string
   writer: lambda.IFunction
   committer: lambda.IFunction
+  /** The maintenance function (orphan cleanup), when the stack has one. */
+  maintenance?: lambda.IFunction
   offsetLagThreshold: number
   /** FLOE_MAX_PENDING_BATCHES: writers push back at this backlog; the alarm fires at 80 % of it. */
   maxPendingBatches: number
@@ -87,6 +89,11 @@ export class Monitoring extends Construct {
     alarm('DeadLetters', metrics.deadLetters, 1, 1, 'records were dead-lettered (not in any table until replayed)')
     // The mapping skipped a batch after its retries: those records are in no table and no dead
     // letter, only in the failed-batches bucket. Always worth a page.
+    // Maintenance runs daily: one failed run is worth a look (orphans pile up, nothing is lost).
+    const maintenanceErrors = props.maintenance?.metricErrors({ period: Duration.hours(1), statistic: 'Sum' })
+    const maintenanceFailures = props.maintenance && floe('MaintenanceFailures', 'Sum').with({ period: Duration.hours(1) })
+    if (maintenanceErrors) alarm('MaintenanceErrors', maintenanceErrors, 1, 1, 'the maintenance function crashed or timed out (orphan files are not being cleaned)')
+    if (maintenanceFailures) alarm('MaintenanceFailures', maintenanceFailures, 1, 1, 'orphan cleanup failed for some table (see the maintenance logs)')
     if (failedBatches) alarm('FailedBatches', failedBatches, 1, 1, 'the event source mapping gave up on a batch (see the failed-batches bucket; replay it)')
 
     this.dashboard = new cloudwatch.Dashboard(this, 'Dashboard', {
@@ -115,6 +122,18 @@ export class Monitoring extends Construct {
           new cloudwatch.GraphWidget({ title: 'Dead letters', left: [metrics.deadLetters], width: failedBatches ? 12 : 24 }),
           ...(failedBatches ? [new cloudwatch.GraphWidget({ title: 'Failed batches (mapping gave up)', left: [failedBatches], width: 12 })] : []),
         ],
+        ...(props.maintenance
+          ? [
+              [
+                new cloudwatch.GraphWidget({
+                  title: 'Maintenance (orphan cleanup)',
+                  left: [floe('OrphanFilesDeleted', 'Sum').with({ period: Duration.hours(1) })],
+                  right: [maintenanceErrors!, maintenanceFailures!],
+                  width: 24,
+                }),
+              ],
+            ]
+          : []),
       ],
     })
   }

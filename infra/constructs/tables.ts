@@ -38,6 +38,9 @@ function table(scope: Construct, id: string, def: { partitionKey: KeyDef; sortKe
 const CONTROL_ACTIONS = {
   writer: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem'],
   committer: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem', 'dynamodb:DeleteItem'],
+  // Read only: pending batches and their file lists (Query, BatchGetItem), the tables the
+  // pipeline writes (Scan of the lease items, once a day; Query of the pending index).
+  maintenance: ['dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:Scan'],
 } as const
 
 export class ControlTable extends Construct {
@@ -90,14 +93,16 @@ export class Catalog extends Construct {
 
   /**
    * Both functions load tables and commit (the writer creates tables and evolves schemas; the
-   * committer appends snapshots). Nobody drops tables or namespaces through Floe.
+   * committer appends snapshots). Nobody drops tables or namespaces through Floe. `read`: load
+   * tables only (the maintenance function).
    */
-  grant(grantee: iam.IGrantable): void {
+  grant(grantee: iam.IGrantable, access: 'readwrite' | 'read' = 'readwrite'): void {
+    const read = access === 'read'
     if (this.table) {
       grantee.grantPrincipal.addToPrincipalPolicy(
         new iam.PolicyStatement({
           sid: 'CatalogTable',
-          actions: ['dynamodb:DescribeTable', 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+          actions: read ? ['dynamodb:GetItem'] : ['dynamodb:DescribeTable', 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
           resources: [this.table.tableArn, `${this.table.tableArn}/index/${CATALOG_TABLE.indexes[0].name}`],
         }),
       )
@@ -111,11 +116,11 @@ export class Catalog extends Construct {
         // CreateDatabase: the writer ensures a table's namespace exists before creating the table;
         // on the stack's database that answers AlreadyExists, which it expects (without the
         // permission it would get AccessDenied instead).
-        actions: ['glue:GetDatabase', 'glue:CreateDatabase', 'glue:GetTable', 'glue:GetTables', 'glue:CreateTable', 'glue:UpdateTable'],
+        actions: read ? ['glue:GetTable'] : ['glue:GetDatabase', 'glue:CreateDatabase', 'glue:GetTable', 'glue:GetTables', 'glue:CreateTable', 'glue:UpdateTable'],
         // Glue authorizes table actions on the catalog, the database and the table.
         resources: [stack.formatArn({ service: 'glue', resource: 'catalog' }), stack.formatArn({ service: 'glue', resource: 'database', resourceName: this.databaseName }), tables],
       }),
     )
-    acknowledgeWildcardResources(policyScope(grantee), [tables], 'Tables are created at run time (auto-create from routes); access is limited to the one database the stack owns.')
+    acknowledgeWildcardResources(policyScope(grantee), [tables], read ? 'Tables are created at run time (auto-create from routes); read access is limited to the one database the stack owns.' : 'Tables are created at run time (auto-create from routes); access is limited to the one database the stack owns.')
   }
 }

@@ -74,6 +74,33 @@ export class Warehouse extends Construct {
     acknowledgeWildcardResources(policyScope(grantee), [objects], 'Object keys under the warehouse prefix are table locations created at run time (one per table, partition and commit); the prefix is the narrowest fixed scope.')
   }
 
+  /**
+   * Orphan cleanup: read and list table files; delete only under tables' `data/` and `metadata/`
+   * folders and Floe's spilled batch file lists. Never write, never touch dead letters.
+   */
+  grantTableMaintenance(grantee: iam.IGrantable): void {
+    const objects = this.bucket.arnForObjects(`${this.warehousePrefix}/*`)
+    const deletable = [
+      this.bucket.arnForObjects(`${this.warehousePrefix}/*/data/*`),
+      this.bucket.arnForObjects(`${this.warehousePrefix}/*/metadata/*`),
+      this.bucket.arnForObjects(`${this.warehousePrefix}/_floe/spill/*`),
+    ]
+    addStatement(grantee, { sid: 'WarehouseRead', actions: ['s3:GetObject'], resources: [objects] })
+    addStatement(grantee, {
+      sid: 'WarehouseList',
+      actions: ['s3:ListBucket'],
+      resources: [this.bucket.bucketArn],
+      conditions: { StringLike: { 's3:prefix': [`${this.warehousePrefix}/*`, this.warehousePrefix] } },
+    })
+    addStatement(grantee, { sid: 'OrphanDelete', actions: ['s3:DeleteObject'], resources: deletable })
+    acknowledgeWildcardResources(policyScope(grantee), [objects], 'Orphan cleanup reads metadata, manifests and spilled file lists of tables created at run time; read only, under the warehouse prefix.')
+    acknowledgeWildcardResources(
+      policyScope(grantee),
+      deletable,
+      "Orphan cleanup deletes unreferenced files of tables created at run time: only their data/ and metadata/ folders and Floe's spilled file lists.",
+    )
+  }
+
   /** Dead letters: write only (deterministic keys, so a retry overwrites). */
   grantDeadLetterWrite(grantee: iam.IGrantable): void {
     const objects = this.bucket.arnForObjects(`${this.deadLetterPrefix}/*`)

@@ -4,7 +4,8 @@
  * child process with only FLOE_* settings and local endpoints, and call its handler. A bundle
  * that cannot load (a missing wasm file, a CommonJS dependency without `require`, a minified
  * class name) fails here, not in Lambda. The writer gets a real MSK event sample and writes
- * Parquet through parquet-wasm; the committer then commits it, so both bundles run end to end.
+ * Parquet through parquet-wasm; the committer then commits it, and the maintenance bundle runs
+ * orphan cleanup over the result, so every bundle runs end to end.
  */
 import { execFile } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
@@ -20,14 +21,14 @@ import { MINIMAL } from './stack-fixture.js'
 
 const run = promisify(execFile)
 const outdir = mkdtempSync(path.join(tmpdir(), 'floe-cdk-'))
-const assets: Record<'Writer' | 'Committer', string> = { Writer: '', Committer: '' }
+const assets: Record<'Writer' | 'Committer' | 'Maintenance', string> = { Writer: '', Committer: '', Maintenance: '' }
 
 beforeAll(() => {
   const app = new App({ outdir })
   const stack = new FloeStack(app, 'FloeBundle', { config: MINIMAL, env: { account: '111122223333', region: 'eu-west-1' } })
   const assembly = app.synth()
   const template = assembly.getStackByName(stack.stackName).template as { Resources: Record<string, { Type: string; Properties: { Code?: { S3Key?: string } } }> }
-  for (const name of ['Writer', 'Committer'] as const) {
+  for (const name of ['Writer', 'Committer', 'Maintenance'] as const) {
     const fn = Object.entries(template.Resources).find(([id, r]) => r.Type === 'AWS::Lambda::Function' && id.startsWith(name))
     const key = fn?.[1].Properties.Code?.S3Key
     if (!key) throw new Error(`no ${name} function code in the template`)
@@ -70,7 +71,7 @@ describe('bundled Lambda assets', () => {
     expect(result).toMatchObject({ loaded: true, ok: false, name: 'EventShapeError' })
   }, 180_000)
 
-  it('cold starts: the writer bundle writes an MSK sample to Parquet, the committer bundle commits it', async () => {
+  it('cold starts: the writer bundle writes an MSK sample to Parquet, the committer bundle commits it, the maintenance bundle finds no orphan', async () => {
     const aws = testAws()
     const bucket = await createTestBucket()
     const env = {
@@ -89,5 +90,8 @@ describe('bundled Lambda assets', () => {
 
     const committed = await coldStart(assets.Committer, { source: 'floe.schedule' }, { ...env, AWS_LAMBDA_FUNCTION_NAME: 'floe-smoke-committer' })
     expect(committed).toMatchObject({ loaded: true, ok: true, value: { committed: 1, failures: 0, records: 1 } })
+
+    const maintained = await coldStart(assets.Maintenance, { source: 'floe.schedule' }, { ...env, AWS_LAMBDA_FUNCTION_NAME: 'floe-smoke-maintenance' })
+    expect(maintained).toMatchObject({ loaded: true, ok: true, value: { tables: 1, failures: 0, deleted: 0, results: [{ table: 'smoke.mytopic', status: 'cleaned', orphans: 0 }, { table: '_spill', status: 'cleaned' }] } })
   }, 300_000)
 })

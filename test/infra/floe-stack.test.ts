@@ -99,11 +99,23 @@ describe('FloeStack', () => {
     expect(has(synth({ ...MINIMAL, commitSchedule: 'rate(5 minutes)' }), 'AWS::Scheduler::Schedule', { ScheduleExpression: 'rate(5 minutes)' })).not.toThrow()
   })
 
-  it('alarms on writer errors, consumer lag, pending backlog, commit failures, committer errors, dead letters and failed batches', () => {
+  it('the maintenance function runs orphan cleanup on its own schedule, daily by default (context key maintenanceSchedule)', () => {
+    expect(has(minimal, 'AWS::Scheduler::Schedule', {
+      ScheduleExpression: 'rate(1 day)',
+      State: 'ENABLED',
+      Target: { Arn: { 'Fn::GetAtt': [Match.stringLikeRegexp('^Maintenance'), 'Arn'] } },
+    })).not.toThrow()
+    expect(has(minimal, 'AWS::Lambda::Function', { Handler: 'index.handler', Timeout: 900, Description: Match.stringLikeRegexp('orphan') })).not.toThrow()
+    expect(has(synth({ ...MINIMAL }, { maintenanceSchedule: 'cron(0 3 * * ? *)' }), 'AWS::Scheduler::Schedule', { ScheduleExpression: 'cron(0 3 * * ? *)' })).not.toThrow()
+    expect(() => synth({ ...MINIMAL, maintenanceSchedule: 'daily' })).toThrow(/maintenanceSchedule/)
+  })
+
+  it('alarms on writer errors, consumer lag, pending backlog, commit failures, committer errors, dead letters, failed batches and maintenance', () => {
     const alarms = resources(minimal, 'AWS::CloudWatch::Alarm').map(([, r]) => r.Properties)
     const byMetric = new Map(alarms.map((a) => [`${a.Namespace}/${a.MetricName}`, a]))
-    expect([...byMetric.keys()].sort()).toEqual(['AWS/Lambda/Errors', 'AWS/Lambda/OffsetLag', 'AWS/S3/PutRequests', 'Floe/CommitFailures', 'Floe/DeadLetters', 'Floe/PendingBatches'].sort())
-    expect(alarms).toHaveLength(7) // Errors twice: writer and committer
+    expect([...byMetric.keys()].sort()).toEqual(['AWS/Lambda/Errors', 'AWS/Lambda/OffsetLag', 'AWS/S3/PutRequests', 'Floe/CommitFailures', 'Floe/DeadLetters', 'Floe/MaintenanceFailures', 'Floe/PendingBatches'].sort())
+    expect(alarms).toHaveLength(9) // Errors three times: writer, committer and maintenance
+    expect(byMetric.get('Floe/MaintenanceFailures')).toMatchObject({ Threshold: 1, Period: 3600, Dimensions: [{ Name: 'service', Value: 'floe' }] })
     // A batch the mapping gave up on lands in the failed-batches bucket, whose request metrics are on.
     expect(byMetric.get('AWS/S3/PutRequests')).toMatchObject({ Threshold: 1, Dimensions: expect.arrayContaining([{ Name: 'FilterId', Value: 'EntireBucket' }, { Name: 'BucketName', Value: { Ref: expect.stringMatching(/^FailedBatches/) } }]) })
     expect(has(minimal, 'AWS::S3::Bucket', { MetricsConfigurations: [{ Id: 'EntireBucket' }] })).not.toThrow()
@@ -152,8 +164,10 @@ describe('FloeStack', () => {
     const s = synth({ ...MINIMAL, warehouseBucketName: 'corp-lake' })
     expect(resources(s, 'AWS::S3::Bucket')).toHaveLength(2) // failed batches, access logs
     const s3 = statements(s).filter((st) => JSON.stringify(st.Resource).includes('corp-lake'))
-    const scoped = s3.map((st) => JSON.stringify(st.Resource).replace(/.*:::corp-lake/, 'corp-lake').replace(/"\]\]\}$/, ''))
-    expect(new Set(scoped)).toEqual(new Set(['corp-lake/warehouse/*', 'corp-lake', 'corp-lake/dead-letters/*']))
+    const scoped = s3.flatMap((st) => list(st.Resource).map((r) => JSON.stringify(r).replace(/.*:::corp-lake/, 'corp-lake').replace(/"\]\]\}$/, '')))
+    expect(new Set(scoped)).toEqual(
+      new Set(['corp-lake/warehouse/*', 'corp-lake', 'corp-lake/dead-letters/*', 'corp-lake/warehouse/*/data/*', 'corp-lake/warehouse/*/metadata/*', 'corp-lake/warehouse/_floe/spill/*']),
+    )
     expect(resolveIntrinsics(fnEnv(s, 'Writer').FLOE_WAREHOUSE)).toBe('s3://corp-lake/warehouse')
     expect(new AwsSolutionsChecks().validateScope(s.stack).violations).toEqual([])
   })
@@ -196,8 +210,10 @@ describe('FloeStack', () => {
     expect(has(s, 'AWS::Glue::Database', { DatabaseInput: { Name: 'lake' } })).not.toThrow()
     expect(resources(s, 'AWS::DynamoDB::Table')).toHaveLength(1)
     const glue = statements(s).filter((st) => list(st.Action).some((a) => a.startsWith('glue:')))
-    expect(glue.length).toBe(2) // writer and committer
-    for (const st of glue) {
+    expect(glue.length).toBe(3) // writer, committer, maintenance
+    const [maintenance, ...readWrite] = [...glue].sort((a, b) => Number(!a.where.startsWith('Maintenance')) - Number(!b.where.startsWith('Maintenance')))
+    expect(maintenance!.Action).toEqual('glue:GetTable')
+    for (const st of readWrite) {
       expect(list(st.Action)).toEqual(expect.arrayContaining(['glue:GetTable', 'glue:CreateTable', 'glue:UpdateTable', 'glue:CreateDatabase']))
       const arns = JSON.stringify(st.Resource)
       expect(arns).toContain(':database/lake')
@@ -210,7 +226,7 @@ describe('FloeStack', () => {
   })
 
   it('each function\'s environment passes the functions\' own config parser (lib/config.ts loadConfig)', () => {
-    for (const fn of ['Writer', 'Committer']) {
+    for (const fn of ['Writer', 'Committer', 'Maintenance']) {
       const env = resolveIntrinsics(fnEnv(minimal, fn)) as Record<string, string>
       const config = loadConfig(env)
       expect(config.pipeline).toBe('floe')
@@ -259,6 +275,18 @@ describe('FloeStack', () => {
       expect(byAction['kafka-cluster:DescribeTopic']).toEqual([topic('orders'), topic('clicks')])
       expect(byAction['kafka-cluster:AlterGroup']).toEqual([group('floe-floe.orders'), group('floe-floe.clicks')])
       expect(byAction['kafka-cluster:DescribeGroup']).toEqual([group('floe-floe.orders'), group('floe-floe.clicks')])
+    })
+
+    it('maintenance: reads and lists table files, deletes only under data/, metadata/ and spill prefixes, writes nothing; control table and catalog read only', () => {
+      const mine = statements(minimal).filter((st) => st.where.startsWith('MaintenanceRole'))
+      const actions = mine.flatMap((st) => list(st.Action))
+      expect(actions.filter((a) => a.startsWith('s3:')).sort()).toEqual(['s3:DeleteObject', 's3:GetObject', 's3:ListBucket'])
+      const deletes = mine.filter((st) => list(st.Action).includes('s3:DeleteObject'))
+      expect(deletes).toHaveLength(1)
+      const suffixes = list(deletes[0]!.Resource).map((r) => JSON.stringify(r).replace(/.*"(\/[^"]*)"\]\]\}$/, '$1'))
+      expect(suffixes).toEqual(['/warehouse/*/data/*', '/warehouse/*/metadata/*', '/warehouse/_floe/spill/*'])
+      expect(actions.filter((a) => a.startsWith('dynamodb:')).sort()).toEqual(['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:Scan'])
+      expect(actions.filter((a) => /Put|Update|Delete|Create/.test(a) && a !== 's3:DeleteObject' && !a.startsWith('logs:'))).toEqual([])
     })
 
     it('S3: the writer may only put dead letters, the committer none; neither gets the whole bucket', () => {
