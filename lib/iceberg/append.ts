@@ -27,6 +27,8 @@ export interface AppendOptions {
   nowMs?: number
   /** Schema the files were written with (default: the current schema). */
   schemaId?: number
+  /** Manifests a merge may read in this commit beyond its first merged bin (default MAX_MANIFESTS_READ_PER_COMMIT, see merge.ts). */
+  maxManifestsMergeRead?: number
 }
 
 /** A random positive 63-bit snapshot id not yet used by the table. */
@@ -111,7 +113,7 @@ export async function appendFiles(io: FileIO, base: TableMetadata, files: DataFi
   const bySpec = new Map<number, DataFile[]>()
   for (const f of files) bySpec.set(f.specId, [...(bySpec.get(f.specId) ?? []), f])
 
-  const settings = mergeSettings(base)
+  const settings = { ...mergeSettings(base), ...(opts.maxManifestsMergeRead === undefined ? {} : { maxManifestsRead: opts.maxManifestsMergeRead }) }
   const newManifests: ManifestFile[] = []
   const pending = new Map<ManifestFile, ManifestEntry[]>()
   const bytesOf = new Map<ManifestFile, Uint8Array>()

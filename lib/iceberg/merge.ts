@@ -32,7 +32,12 @@
  * place in the list instead of Java's descending spec id order (order carries no meaning). A bin
  * that cannot be rewritten faithfully (a v2 EXISTING entry without a data sequence number, a v3
  * data file whose first_row_id is not yet assigned, a spec missing from the metadata) is kept
- * unmerged rather than written wrong. Only the manifests of merged bins are read.
+ * unmerged rather than written wrong. Only the manifests of merged bins are read, and at most
+ * `maxManifestsRead` of them per commit (Floe's own bound, not Java's): a table that piled up
+ * tens of thousands of manifests before merging existed would otherwise have its first merging
+ * commit read them all inside one committer invocation, time out, and retry forever. Bins are
+ * taken newest first and the first eligible bin always merges, so the backlog shrinks by at
+ * least one bin per commit and steady state (at most min-count reads) is never limited.
  */
 import { IcebergError } from '../errors.js'
 import type { FileIO } from '../io/types.js'
@@ -50,7 +55,12 @@ export interface MergeSettings {
   enabled: boolean
   minCountToMerge: number
   targetSizeBytes: number
+  /** Manifests read for merging per commit, after the first merged bin (Floe's bound; see the header). */
+  maxManifestsRead: number
 }
+
+/** Enough for steady state (min-count 100) many times over; a few seconds of S3 GETs at 16 in flight. */
+export const MAX_MANIFESTS_READ_PER_COMMIT = 2000
 
 /** Merge settings from table properties, with Java's defaults and parsing. */
 export function mergeSettings(md: TableMetadata): MergeSettings {
@@ -68,6 +78,7 @@ export function mergeSettings(md: TableMetadata): MergeSettings {
     enabled: enabled === undefined ? true : enabled.trim().toLowerCase() === 'true',
     minCountToMerge: int(MIN_COUNT_TO_MERGE, 100, 2 ** 31 - 1),
     targetSizeBytes: int(TARGET_SIZE_BYTES, 8 * 1024 * 1024, Number.MAX_SAFE_INTEGER),
+    maxManifestsRead: MAX_MANIFESTS_READ_PER_COMMIT,
   }
 }
 
@@ -137,20 +148,29 @@ export async function mergeManifests(ctx: MergeContext, manifests: ManifestFile[
   for (const m of kept) if (m.content === 0) groups.set(m.partitionSpecId, [...(groups.get(m.partitionSpecId) ?? []), m])
 
   const replaced = new Map<ManifestFile, ManifestFile | null>() // first input → merged; other inputs → null
+  let read = 0
+  let deferred = 0
   for (const [specId, group] of groups) {
     const spec = ctx.base['partition-specs'].find((s) => s['spec-id'] === specId)
     for (const bin of packEnd(group, ctx.settings.targetSizeBytes, (m) => m.manifestLength)) {
       if (bin.length === 1) continue
       if (bin.some((m) => exempt.has(m)) && bin.length < ctx.settings.minCountToMerge) continue
+      const reads = bin.filter((m) => !ctx.pending.has(m)).length
+      if (read > 0 && read + reads > ctx.settings.maxManifestsRead) {
+        deferred += bin.length
+        continue
+      }
       if (!spec) {
         logger.warn('manifest merge skipped: partition spec not in table metadata', { table: ctx.base.location, specId })
         continue
       }
       const merged = await mergeBin(ctx, spec, bin)
+      read += reads
       if (!merged) continue
       bin.forEach((m, i) => replaced.set(m, i === 0 ? merged : null))
     }
   }
+  if (deferred > 0) logger.info('manifest merge deferred to later commits (read budget reached)', { table: ctx.base.location, read, deferred })
   const out: ManifestFile[] = []
   for (const m of kept) {
     const r = replaced.get(m)

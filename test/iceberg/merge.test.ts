@@ -7,7 +7,7 @@ import { icebergRead } from 'icebird'
 import { describe, expect, it } from 'vitest'
 import { appendFiles, filesWrittenBy } from '../../lib/iceberg/append.js'
 import { decodeManifest, summarizePartitions } from '../../lib/iceberg/manifest.js'
-import { boundBytes, MERGE_ENABLED, MIN_COUNT_TO_MERGE, mergeSettings, packEnd, TARGET_SIZE_BYTES } from '../../lib/iceberg/merge.js'
+import { boundBytes, MAX_MANIFESTS_READ_PER_COMMIT, MERGE_ENABLED, MIN_COUNT_TO_MERGE, mergeSettings, packEnd, TARGET_SIZE_BYTES } from '../../lib/iceberg/merge.js'
 import { findCurrentMetadataPath, newMetadataPath, readTableMetadata, writeTableMetadata } from '../../lib/iceberg/metadata-io.js'
 import { appendMetadataLog, currentSchema, currentSnapshot, newTableMetadata, specById } from '../../lib/iceberg/metadata.js'
 import { liveDataFiles, liveEntries, snapshotManifests } from '../../lib/iceberg/scan.js'
@@ -122,8 +122,8 @@ describe('packEnd (Java ListPacker, lookback 1, packed from the end)', () => {
 
 describe('merge settings follow Iceberg-Java table properties', () => {
   it('defaults to enabled, 100 manifests, 8 MB; parses like Java; rejects a malformed count', () => {
-    expect(mergeSettings(newTable())).toEqual({ enabled: true, minCountToMerge: 100, targetSizeBytes: 8388608 })
-    expect(mergeSettings(newTable({ [MERGE_ENABLED]: 'FALSE', [MIN_COUNT_TO_MERGE]: '5', [TARGET_SIZE_BYTES]: '1024' }))).toEqual({
+    expect(mergeSettings(newTable())).toEqual({ enabled: true, minCountToMerge: 100, targetSizeBytes: 8388608, maxManifestsRead: MAX_MANIFESTS_READ_PER_COMMIT })
+    expect(mergeSettings(newTable({ [MERGE_ENABLED]: 'FALSE', [MIN_COUNT_TO_MERGE]: '5', [TARGET_SIZE_BYTES]: '1024' }))).toMatchObject({
       enabled: false,
       minCountToMerge: 5,
       targetSizeBytes: 1024,
@@ -223,6 +223,26 @@ describe('appendFiles merges manifests', () => {
     const merges = await appendFiles(localIO, withProps(md, { [MERGE_ENABLED]: 'true', [MIN_COUNT_TO_MERGE]: '3' }), [])
     expect((await manifestsOf(localIO, merges)).map((m) => [m.addedFilesCount, m.existingFilesCount])).toEqual([[0, 3]])
     expect((await liveDataFiles(localIO, merges)).map((e) => [e.dataFile.filePath, e.sequenceNumber])).toEqual([3, 2, 1].map((n) => [file(n).filePath, BigInt(n)]))
+  })
+
+  it('a backlog of manifests is merged a bounded number of reads per commit, newest bins first, until none is left', async () => {
+    let md = newTable({ [MERGE_ENABLED]: 'false' })
+    for (let n = 1; n <= 8; n++) md = await appendFiles(localIO, md, [file(n)], { snapshotId: 1000n + BigInt(n) })
+    const len = (await manifestsOf(localIO, md))[0]!.manifestLength
+    md = withProps(md, { [MERGE_ENABLED]: 'true', [TARGET_SIZE_BYTES]: String(2 * len) })
+    // Bins from the oldest: [m2 m1] [m4 m3] [m6 m5] [m8 m7] [new]. A budget of 2 reads merges one bin per commit.
+    const shape = async (t: TableMetadata) => (await manifestsOf(localIO, t)).map((m) => m.addedFilesCount + m.existingFilesCount)
+    const reads: string[] = []
+    const io: FileIO = { ...localIO, read: (p: string) => (reads.push(p), localIO.read(p)) }
+    md = await appendFiles(io, md, [file(9)], { snapshotId: 1009n, maxManifestsMergeRead: 2 })
+    expect(reads).toHaveLength(1 + 2) // the parent list and one bin
+    expect(await shape(md)).toEqual([1, 2, 1, 1, 1, 1, 1, 1])
+    // With the default budget the rest of the backlog merges in one commit: [m2 m1] [m4 m3] [m6 m5] and what follows.
+    md = await appendFiles(localIO, md, [file(10)], { snapshotId: 1010n })
+    const live = await liveDataFiles(localIO, md)
+    expect(live.map((e) => [e.dataFile.filePath, e.sequenceNumber]).sort()).toEqual(Array.from({ length: 10 }, (_, i) => [file(i + 1).filePath, BigInt(i + 1)]).sort())
+    expect((await shape(md)).slice(-3)).toEqual([2, 2, 2])
+    await expectListMatchesManifests(localIO, md)
   })
 
   it('merges per partition spec: a table with two specs gets one merged manifest per spec', async () => {
