@@ -16,6 +16,7 @@ import { partitionKeyOf, type BufferPool } from './buffers.js'
 import { writeDeadLetters, type DeadLetter } from './dead-letters.js'
 import { WrittenFiles } from './files.js'
 import type { TableSet, TableState } from './tables.js'
+import { withTransactionBudget } from './tx-budget.js'
 import type { TableWriteResult, WriteResult, WriterDeps } from './types.js'
 
 /** One record of the batch after decoding and routing. */
@@ -143,7 +144,7 @@ export async function writeGroup(
 
   let outcome: 'registered' | 'stale'
   try {
-    outcome = await registerBatches(control, { pipeline: config.pipeline, writerId, expected, next, batches })
+    outcome = await registerBatches(withTransactionBudget(control, batches), { pipeline: config.pipeline, writerId, expected, next, batches })
   } catch (err) {
     // FencedError: the transaction was cancelled, nothing was written — the caller deletes the
     // files and retries. Any other error may hide a transaction that DID commit (a timeout after
