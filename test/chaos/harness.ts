@@ -399,10 +399,15 @@ export async function runSchedule(env: HarnessEnv, fleet: Fleet, seed: number, i
   if (plan.faults.includes('poison')) injected.poison = produced.filter((p) => p.poison).length
 
   // Settle: run committers without faults until nothing is pending.
+  // A committer killed mid-commit leaves its lease until the TTL (2 s here) runs out, and a run
+  // that finds the lease busy commits nothing: keep running committers, pausing between runs,
+  // until nothing is pending (bounded, so a real hang shows up as lost records, not a stuck test).
   fleet.reset()
-  for (let i = 0; i < 20 && (await pendingBatches(env)) > 0; i++) {
+  const settleUntil = Date.now() + 60_000
+  while ((await pendingBatches(env)) > 0 && Date.now() < settleUntil) {
     invocations++
     await c1.invoke({})
+    if ((await pendingBatches(env)) > 0) await tick(250)
   }
 
   const tables: TableContents[] = []
