@@ -7,7 +7,11 @@
  */
 import { QueryCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb'
 import type { S3Client } from '@aws-sdk/client-s3'
+import { createMaintenanceDeps } from '../../functions/maintenance.js'
+import { createClients } from '../../lib/clients.js'
+import { loadConfig } from '../../lib/config.js'
 import { rng } from '../../lib/local/demo.js'
+import { removeOrphanFiles } from '../../lib/maintenance/orphans.js'
 import { LOCAL_CREDENTIALS } from '../../lib/local/endpoints.js'
 import { EventSourceMapping, KafkaLog, buildEvent, type KafkaEvent, type LogRecord } from '../../lib/local/esm.js'
 import { Container, type InvokeResult } from './containers.js'
@@ -53,7 +57,10 @@ export interface ScheduleResult {
   faults: Fault[]
   injected: Partial<Record<Fault, number>>
   verdict: Verdict
-  orphans: number
+  /** Unreferenced data files after settling (killed and stale writers' files), before cleanup. */
+  orphansFound: number
+  /** Unreferenced data files after Floe's orphan cleanup: must be 0. */
+  orphansLeft: number
   foreignRows: number
   invocations: number
   ok: boolean
@@ -410,14 +417,21 @@ export async function runSchedule(env: HarnessEnv, fleet: Fleet, seed: number, i
     if ((await pendingBatches(env)) > 0) await tick(250)
   }
 
+  // Orphans: files of killed or stale writers and failed commits. Count them, run Floe's orphan
+  // cleanup (horizon 0: nothing of this schedule is still running), and count what is left.
   const tables: TableContents[] = []
-  const orphans: string[] = []
+  let orphansFound = 0
+  let orphansLeft = 0
   for (const t of plan.topics) {
-    const contents = await readTable(env.ddb, env.s3, env.catalogTable, NAMESPACE, t.name.toLowerCase())
-    if (!contents) continue
+    const name = t.name.toLowerCase()
+    const before = await readTable(env.ddb, env.s3, env.catalogTable, NAMESPACE, name)
+    if (!before) continue
+    const location = before.metadataLocation.replace(/\/metadata\/[^/]+$/, '')
+    orphansFound += (await findOrphans(env.s3, location, before.dataFiles)).length
+    await removeOrphanFiles(await maintenanceDeps(env), `${NAMESPACE}.${name}`, { olderThanMs: 0 })
+    const contents = (await readTable(env.ddb, env.s3, env.catalogTable, NAMESPACE, name))!
     tables.push(contents)
-    const location = contents.metadataLocation.replace(/\/metadata\/[^/]+$/, '')
-    orphans.push(...(await findOrphans(env.s3, location, contents.dataFiles)))
+    orphansLeft += (await findOrphans(env.s3, location, contents.dataFiles)).length
   }
   const dead = await readDeadLetters(env.s3, `s3://${env.bucket}/dead-letters`)
   const ours = new Set(produced.map((p) => p.id))
@@ -425,18 +439,30 @@ export async function runSchedule(env: HarnessEnv, fleet: Fleet, seed: number, i
   const verdict = judge(produced, tables, dead, ends, env.pipeline)
   const poisonInTable = produced.filter((p) => p.poison && (tables.some((t) => t.rows.has(p.id)))).map((p) => p.id)
   if (poisonInTable.length) verdict.both.push(...poisonInTable.map((id) => `${id} (poison in table)`))
-  const ok = !verdict.lost.length && !verdict.duplicated.length && !verdict.both.length && !verdict.offsetMismatches.length
+  const ok = !verdict.lost.length && !verdict.duplicated.length && !verdict.both.length && !verdict.offsetMismatches.length && orphansLeft === 0
   return {
     seed,
     index,
     faults: plan.faults,
     injected,
     verdict,
-    orphans: orphans.length,
+    orphansFound,
+    orphansLeft,
     foreignRows: tables.reduce((s, t) => s + t.foreignRows, 0),
     invocations,
     ok,
   }
+}
+
+const maintenance = new Map<string, ReturnType<typeof createMaintenanceDeps>>()
+/** Orphan-cleanup dependencies per lane (pipeline), built once. */
+function maintenanceDeps(env: HarnessEnv): ReturnType<typeof createMaintenanceDeps> {
+  let deps = maintenance.get(env.pipeline)
+  if (!deps) {
+    deps = createMaintenanceDeps(loadConfig(containerEnv(env)), createClients({ endpoints: env.endpoints, maxAttempts: 3 }))
+    maintenance.set(env.pipeline, deps)
+  }
+  return deps
 }
 
 async function pendingBatches(env: HarnessEnv): Promise<number> {

@@ -49,7 +49,7 @@ const lanes = Array.from({ length: Math.max(1, Number(values.parallel)) }, (_, i
   return { env: laneEnv, fleet: new Fleet(laneEnv) }
 })
 let exitCode = 0
-const totals = { schedules: 0, produced: 0, inTable: 0, inDeadLetters: 0, lost: 0, duplicated: 0, both: 0, offsetMismatches: 0, orphans: 0, foreignRows: 0, invocations: 0 }
+const totals = { schedules: 0, produced: 0, inTable: 0, inDeadLetters: 0, lost: 0, duplicated: 0, both: 0, offsetMismatches: 0, orphansFound: 0, orphansLeft: 0, foreignRows: 0, invocations: 0 }
 const injected: Record<string, number> = Object.fromEntries(FAULTS.map((f) => [f, 0]))
 const started = Date.now()
 const stop = async () => {
@@ -69,14 +69,15 @@ try {
     totals.duplicated += result.verdict.duplicated.length
     totals.both += result.verdict.both.length
     totals.offsetMismatches += result.verdict.offsetMismatches.length
-    totals.orphans += result.orphans
+    totals.orphansFound += result.orphansFound
+    totals.orphansLeft += result.orphansLeft
     totals.foreignRows += result.foreignRows
     totals.invocations += result.invocations
     for (const [f, n] of Object.entries(result.injected)) injected[f] = (injected[f] ?? 0) + (n ?? 0)
     if (!result.ok) {
       exitCode = 1
       console.error(`FAILED seed=${seed} index=${index} faults=${result.faults.join(',')}`)
-      console.error(JSON.stringify({ lost: result.verdict.lost.slice(0, 10), duplicated: result.verdict.duplicated.slice(0, 10), both: result.verdict.both.slice(0, 10), offsets: result.verdict.offsetMismatches }, null, 2))
+      console.error(JSON.stringify({ lost: result.verdict.lost.slice(0, 10), duplicated: result.verdict.duplicated.slice(0, 10), both: result.verdict.both.slice(0, 10), offsets: result.verdict.offsetMismatches, orphansLeft: result.orphansLeft }, null, 2))
       console.error(`replay: npm run chaos -- --seed ${seed} --only ${index}`)
     }
     if (totals.schedules % 10 === 0 || indexes.length < 10) {
@@ -111,7 +112,7 @@ console.log(`  lost                 ${totals.lost}`)
 console.log(`  duplicated           ${totals.duplicated}`)
 console.log(`  in both              ${totals.both}`)
 console.log(`  offset mismatches    ${totals.offsetMismatches}`)
-console.log(`  orphan files found   ${totals.orphans}`)
+console.log(`  orphan files found   ${totals.orphansFound} (left after orphan cleanup: ${totals.orphansLeft})`)
 console.log(`  foreign rows         ${totals.foreignRows}`)
 console.log(`  elapsed              ${((Date.now() - started) / 1000).toFixed(1)} s`)
 console.log('  faults injected by kind')
