@@ -1,15 +1,16 @@
 /**
  * Dead letters (DESIGN.md invariant 8): a record that cannot be decoded, routed or coerced is
- * data, not a crash. The writer collects them per Kafka partition and writes one NDJSON object
- * per (topic, partition) per batch under `FLOE_DLQ`, BEFORE the registration transaction, so a
- * dead letter is never lost (if registration then fails, the mapping retries and rewrites it).
+ * data, not a crash. The writer writes each dead record as one NDJSON object under `FLOE_DLQ`,
+ * BEFORE the registration transaction, so a dead letter is never lost (if registration then
+ * fails, the mapping retries and rewrites it).
  *
- * Keys are deterministic — `<dlq>/<pipeline>/<topic>/<partition>/<first offset, 20 digits>.ndjson`,
- * the first offset being the lowest offset among this batch's dead letters of the partition — so
- * a retry of the same batch overwrites the object instead of adding another. The object's
- * content is deterministic too (no writer id, no wall clock), so two writers racing on the same
- * batch write identical bytes. Offsets are decimal strings; key, value and header values base64.
+ * Keys are deterministic — `<dlq>/<pipeline>/<topic>/<partition>/<offset, 20 digits>.ndjson` —
+ * so any retry, zombie or differently batched redelivery of the same record overwrites the same
+ * object instead of adding another. The content is deterministic too (no writer id, no wall
+ * clock), so racing writers write identical bytes. Offsets are decimal strings; key, value and
+ * header values base64.
  */
+import { createHash } from 'node:crypto'
 import type { FileIO } from '../io/types.js'
 import type { KafkaRecord } from '../kafka/event.js'
 
@@ -59,35 +60,47 @@ export function deadLetterLine(pipeline: string, d: DeadLetter): DeadLetterLine 
 const b64 = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64')
 
 /** `<dlq>/<pipeline>/<topic>/<partition>/<offset>.ndjson`; the topic is URI-encoded (a topic may hold `/`-free but odd characters). */
-export function deadLetterPath(dlq: string, pipeline: string, topic: string, partition: number, firstOffset: bigint): string {
-  const off = firstOffset < 0n ? `neg${(-firstOffset).toString()}` : firstOffset.toString().padStart(20, '0')
+export function deadLetterPath(dlq: string, pipeline: string, topic: string, partition: number, offset: bigint | string): string {
+  const off = typeof offset === 'string' ? offset : offset < 0n ? `neg${(-offset).toString()}` : offset.toString().padStart(20, '0')
   return `${dlq.replace(/\/+$/, '')}/${encodeURIComponent(pipeline)}/${encodeURIComponent(topic)}/${partition}/${off}.ndjson`
 }
 
+/** Dead-letter objects written at once: enough to hide S3 latency, few enough for the SDK's socket pool. */
+const WRITE_CONCURRENCY = 16
+
 /**
- * Write the dead letters, one object per (topic, partition). Returns the paths written.
- * Lines are sorted by offset (then by table) so the bytes do not depend on processing order.
+ * Write the dead letters: ONE object per (topic, partition, offset), holding that record's lines
+ * (several when it failed for several tables). The key depends on nothing but the record, so any
+ * attempt at the same offset — a retry, a zombie, a re-batched delivery with other neighbours —
+ * overwrites the same object with the same lines: a dead letter is never written twice. (Keys by
+ * batch or by offset window would let two differently aligned attempts leave the same offset in
+ * two objects, or overwrite each other's letters.) Records whose offset could not be read share
+ * one object per partition, keyed by a hash of their raw contents. Returns the paths written.
  */
 export async function writeDeadLetters(io: FileIO, dlq: string, pipeline: string, letters: readonly DeadLetter[]): Promise<string[]> {
-  const byPartition = new Map<string, DeadLetter[]>()
+  const byKey = new Map<string, DeadLetter[]>()
   for (const d of letters) {
-    const k = `${d.record.topic}\u0000${d.record.partition}`
-    const list = byPartition.get(k)
+    const { topic, partition, offset } = d.record
+    const k = `${topic}\u0000${partition}\u0000${offset < 0n ? 'invalid' : offset.toString()}`
+    const list = byKey.get(k)
     if (list) list.push(d)
-    else byPartition.set(k, [d])
+    else byKey.set(k, [d])
   }
+  const groups = [...byKey.values()]
   const paths: string[] = []
-  await Promise.all(
-    [...byPartition.values()].map(async (list) => {
+  let next = 0
+  const worker = async () => {
+    for (let i = next++; i < groups.length; i = next++) {
+      const list = groups[i]!
       list.sort((a, b) => (a.record.offset < b.record.offset ? -1 : a.record.offset > b.record.offset ? 1 : (a.table ?? '').localeCompare(b.table ?? '')))
-      const valid = list.filter((d) => d.record.offset >= 0n)
-      const first = valid.length ? valid[0]!.record.offset : list[0]!.record.offset
-      const { topic, partition } = list[0]!.record
-      const path = deadLetterPath(dlq, pipeline, topic, partition, first)
-      const body = list.map((d) => JSON.stringify(deadLetterLine(pipeline, d))).join('\n') + '\n'
-      await io.write(path, body, { contentType: 'application/x-ndjson' })
+      const { topic, partition, offset } = list[0]!.record
+      const lines = list.map((d) => JSON.stringify(deadLetterLine(pipeline, d)))
+      const key = offset < 0n ? `invalid-${createHash('sha256').update(lines.join('\n')).digest('hex').slice(0, 16)}` : offset
+      const path = deadLetterPath(dlq, pipeline, topic, partition, key)
+      await io.write(path, `${lines.join('\n')}\n`, { contentType: 'application/x-ndjson' })
       paths.push(path)
-    }),
-  )
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(WRITE_CONCURRENCY, groups.length) }, worker))
   return paths.sort()
 }

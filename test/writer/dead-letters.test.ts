@@ -31,23 +31,29 @@ describe('dead letters', () => {
     return { dir, url: `file://${dir}` }
   }
 
-  it('keys objects by pipeline, topic, partition and the first dead offset, zero-padded to sort', () => {
+  it('keys objects by pipeline, topic, partition and offset, zero-padded to sort', () => {
     expect(deadLetterPath('s3://b/dlq/', 'p1', 'orders.eu', 3, 42n)).toBe('s3://b/dlq/p1/orders.eu/3/00000000000000000042.ndjson')
   })
 
-  it('writes one NDJSON object per partition with everything needed to replay, and a retry overwrites it', async () => {
+  it('writes one NDJSON object per dead record with everything needed to replay, and a retry overwrites it', async () => {
     const { dir, url } = dlq()
     const io = createFileIO(testAws().clients)
     const letters: DeadLetter[] = [
       { record: record(9n), reason: 'bad json', stage: 'decode' },
       { record: record(7n), reason: "table db.o: field 'n' expected long, got string \"x\"", table: 'db.o', stage: 'coerce' },
+      { record: record(7n), reason: "table db.p: field 'n' expected long, got string \"x\"", table: 'db.p', stage: 'coerce' },
       { record: record(100n, 1), reason: 'no route', stage: 'route' },
     ]
     const paths = await writeDeadLetters(io, url, 'pipe', letters)
-    expect(paths).toEqual([`${url}/pipe/orders/0/00000000000000000007.ndjson`, `${url}/pipe/orders/1/00000000000000000100.ndjson`])
+    expect(paths).toEqual([
+      `${url}/pipe/orders/0/00000000000000000007.ndjson`,
+      `${url}/pipe/orders/0/00000000000000000009.ndjson`,
+      `${url}/pipe/orders/1/00000000000000000100.ndjson`,
+    ])
     const text = readFileSync(join(dir, 'pipe/orders/0/00000000000000000007.ndjson'), 'utf8')
     const lines = text.trim().split('\n').map((l) => JSON.parse(l))
-    expect(lines.map((l) => l.offset)).toEqual(['7', '9'])
+    // One record that failed for two tables: one object, a line per table.
+    expect(lines.map((l) => l.table)).toEqual(['db.o', 'db.p'])
     expect(lines[0]).toEqual({
       pipeline: 'pipe',
       topic: 'orders',
@@ -65,6 +71,20 @@ describe('dead letters', () => {
     // The same batch again (in another order): same keys, same bytes, no new objects.
     await writeDeadLetters(io, url, 'pipe', [...letters].reverse())
     expect(readFileSync(join(dir, 'pipe/orders/0/00000000000000000007.ndjson'), 'utf8')).toBe(text)
-    expect(readdirSync(join(dir, 'pipe/orders/0'))).toHaveLength(1)
+    expect(readdirSync(join(dir, 'pipe/orders/0'))).toHaveLength(2)
+  })
+
+  it('two differently aligned attempts over the same records leave each dead record in exactly one object', async () => {
+    const { dir, url } = dlq()
+    const io = createFileIO(testAws().clients)
+    const dead = (o: bigint): DeadLetter => ({ record: record(o), reason: 'bad json', stage: 'decode' })
+    // A zombie saw offsets 5 and 15 dead; the retry was re-batched and saw 15 and 25.
+    await writeDeadLetters(io, url, 'pipe', [dead(5n), dead(15n)])
+    await writeDeadLetters(io, url, 'pipe', [dead(15n), dead(25n)])
+    const offsets = readdirSync(join(dir, 'pipe/orders/0'))
+      .flatMap((f) => readFileSync(join(dir, 'pipe/orders/0', f), 'utf8').trim().split('\n'))
+      .map((l) => JSON.parse(l).offset)
+      .sort()
+    expect(offsets).toEqual(['15', '25', '5'])
   })
 })
