@@ -4,6 +4,7 @@
  *
  *   parse → read checkpoints (consistent) → drop records below them → decode → route
  *   → back pressure (before any file is written) → tables (load / create / evolve)
+ *   → decode keys for string `_kafka.key` columns (bad → dead letter)
  *   → coerce (bad → dead letter) → bounded buffers → Parquet files → dead letters
  *   → registerBatches (one transaction per group) → on 'stale': delete this attempt's files.
  *
@@ -76,6 +77,7 @@ export async function writeBatch(deps: WriterDeps, event: unknown, opts: WriteOp
 
   const tables = new TableSet(deps)
   await prepareTables(tables, items)
+  await decodeKeys(deps, tables, items)
 
   const pool = new BufferPool<Record<string, unknown>>({
     budgetBytes: config.memoryBudgetBytes,
@@ -152,6 +154,29 @@ async function prepareItem(deps: WriterDeps, record: KafkaRecord, pkey: string):
   if (routed.kind === 'tables') return { record, pkey, value, schema, tables: routed.tables }
   if (routed.kind === 'drop') return { record, pkey, tables: [], dropped: true }
   return { record, pkey, tables: [], dead: { record, reason: routed.reason, stage: 'route' } }
+}
+
+/**
+ * Keys of topics with a key format, decoded for the records routed to a table whose `_kafka.key`
+ * is a string column (a binary column takes the raw bytes: nothing to decode). A key that cannot
+ * be decoded makes the record a dead letter (`key: <reason>`); a registry outage throws
+ * (retryable), before any file is written.
+ */
+async function decodeKeys(deps: WriterDeps, tables: TableSet, items: Item[]): Promise<void> {
+  const decoders = deps.decoders
+  if (decoders.decodeKey === undefined || decoders.keyFormat === undefined) return
+  for (const item of items) {
+    const { record } = item
+    if (item.dead || record.key === null || decoders.keyFormat(record.topic) === undefined) continue
+    if (!item.tables.some((t) => tables.wantsKeyText(t))) continue
+    const decoded = await decoders.decodeKey(record)
+    if (decoded.ok) {
+      tables.setKey(record, decoded.value)
+    } else {
+      item.dead = { record, reason: `key: ${decoded.reason}`, stage: 'decode' }
+      item.tables = []
+    }
+  }
 }
 
 async function checkBackpressure(deps: WriterDeps, tables: Set<string>): Promise<void> {

@@ -7,6 +7,11 @@
  * row is written, and rows are then written with the new field ids. With evolution off the
  * unknown fields are ignored and counted.
  *
+ * `_kafka.key` (see kafka-column.ts) is created `string` when any record the table is created
+ * from comes from a topic with a key format, else `binary`; an existing column keeps its type.
+ * The pipeline decodes keys for tables with a string key column (`wantsKeyText`) and hands the
+ * decoded values over with `setKey`.
+ *
  * A table that cannot be prepared (missing with autoCreate off, or an incompatible change the
  * Iceberg rules reject) is not a crash: its records become dead letters with the reason.
  */
@@ -22,7 +27,7 @@ import { maxFieldId } from '../schema/walk.js'
 import { compileCoercer, type Coercer } from './columnar/coerce.js'
 import { encodeParquet } from './columnar/parquet.js'
 import type { EncodedChunk } from './files.js'
-import { hasKafkaColumn, KAFKA_COLUMN, kafkaField, kafkaParts, kafkaValue, type KafkaPart } from './kafka-column.js'
+import { hasKafkaColumn, KAFKA_COLUMN, kafkaField, kafkaKeyType, kafkaParts, kafkaValue, keyText, type KafkaKeyType, type KafkaPart } from './kafka-column.js'
 import { parseTableName } from './routing.js'
 import type { TableOptions } from '../config.js'
 import type { TableIdentifier, WriterDeps } from './types.js'
@@ -36,6 +41,8 @@ export interface TableState {
   schema: Schema
   spec: PartitionSpec
   kafka: KafkaPart[]
+  /** The type of the schema's `_kafka.key` field, if it has one. */
+  kafkaKey?: KafkaKeyType
   /** Set when the table could not be prepared: every record routed to it is a dead letter with this reason. */
   failure?: string
   created?: boolean
@@ -51,6 +58,8 @@ export class TableSet {
   readonly #deps: WriterDeps
   readonly #states = new Map<string, TableState>()
   readonly #namespaces = new Map<string, Promise<unknown>>()
+  /** Decoded keys (from the topics' key formats), by record. */
+  readonly #keys = new Map<KafkaRecord, unknown>()
 
   constructor(deps: WriterDeps) {
     this.#deps = deps
@@ -82,9 +91,25 @@ export class TableSet {
     return state
   }
 
+  /** True when `name`'s rows carry the key as text (a prepared table with a string `_kafka.key` column): keys of topics with a key format must be decoded for it. */
+  wantsKeyText(name: string): boolean {
+    const state = this.#states.get(name)
+    return state !== undefined && state.failure === undefined && state.kafka.includes('key') && state.kafkaKey === 'string'
+  }
+
+  /** The decoded key of a record (DecodedKey.value), used for string `_kafka.key` columns. */
+  setKey(record: KafkaRecord, key: unknown): void {
+    this.#keys.set(record, key)
+  }
+
   /** A record as a row of the table's current schema (throws RecordError for a bad value). */
   buildRow(state: TableState, record: KafkaRecord, value: Record<string, unknown>): { row: Record<string, unknown>; partition: PartitionTuple } {
-    const input = state.kafka.length && hasKafkaColumn(state.schema) ? { ...value, [KAFKA_COLUMN]: kafkaValue(record, state.kafka) } : value
+    let input = value
+    if (state.kafka.length && hasKafkaColumn(state.schema)) {
+      // A string key column gets text (the decoded key if there is one, else the raw bytes); a binary one the raw bytes.
+      const key = state.kafkaKey === 'string' ? keyText(this.#keys.has(record) ? this.#keys.get(record) : record.key) : record.key
+      input = { ...value, [KAFKA_COLUMN]: kafkaValue(record, state.kafka, key) }
+    }
     const { row, unknown } = state.coerce(input)
     if (unknown.length) state.unknownFieldsIgnored += unknown.length
     return { row, partition: state.spec.fields.length ? partitionTuple(state.spec, state.schema, row) : [] }
@@ -108,7 +133,7 @@ export class TableSet {
     const declared = samples.every((s) => s.schema !== undefined) ? samples[0]?.schema : undefined
     let schema = declared ? withIdColumns(declared, options.idColumns) : inferSchema(samples.map((s) => s.value), { idColumns: options.idColumns })
     if (kafka.length) {
-      const { field } = kafkaField(kafka, maxFieldId(schema) + 1)
+      const { field } = kafkaField(kafka, maxFieldId(schema) + 1, this.#keyType(samples))
       schema = { ...schema, fields: [...schema.fields, field] }
     }
     let spec: PartitionSpec
@@ -140,6 +165,13 @@ export class TableSet {
     return stateOf(name, id, options, kafka, loaded.metadata, loaded.metadataLocation)
   }
 
+  /** `_kafka.key`'s type for a column created from these records: string when any comes from a topic with a key format. */
+  #keyType(samples: Sample[]): KafkaKeyType {
+    const decoders = this.#deps.decoders
+    if (decoders.keyFormat === undefined || decoders.decodeKey === undefined) return 'binary'
+    return samples.some((s) => decoders.keyFormat!(s.record.topic) !== undefined) ? 'string' : 'binary'
+  }
+
   async #evolve(state: TableState, samples: Sample[]): Promise<void> {
     const { catalog, config } = this.#deps
     // Only records the current schema does not cover say anything about new fields.
@@ -160,7 +192,7 @@ export class TableSet {
       for (const inc of incoming) target = evolveSchema(target ?? state.schema, inc, state.metadata['last-column-id'], { table: state.name }) ?? target
       if (state.kafka.length && !hasKafkaColumn(target ?? state.schema)) {
         const base = target ?? state.schema
-        const { field } = kafkaField(state.kafka, Math.max(state.metadata['last-column-id'], maxFieldId(base)) + 1)
+        const { field } = kafkaField(state.kafka, Math.max(state.metadata['last-column-id'], maxFieldId(base)) + 1, this.#keyType(samples))
         target = { ...base, fields: [...base.fields, field] }
       }
       if (target === undefined) return
@@ -191,6 +223,7 @@ function stateOf(name: string, id: TableIdentifier, options: TableOptions, kafka
     schema,
     spec,
     kafka,
+    kafkaKey: kafkaKeyType(schema),
     unknownFieldsIgnored: 0,
     partitionPath: (tuple) => partitionPath(spec, schema, tuple),
     coerce: compileCoercer(schema, { table: name }),
@@ -199,7 +232,7 @@ function stateOf(name: string, id: TableIdentifier, options: TableOptions, kafka
 
 function refreshed(state: TableState, metadata: TableMetadata, metadataLocation: string): Partial<TableState> {
   const s = stateOf(state.name, state.id, state.options, state.kafka, metadata, metadataLocation)
-  return { metadata, metadataLocation, schema: s.schema, spec: s.spec, partitionPath: s.partitionPath, coerce: s.coerce }
+  return { metadata, metadataLocation, schema: s.schema, spec: s.spec, kafkaKey: s.kafkaKey, partitionPath: s.partitionPath, coerce: s.coerce }
 }
 
 function failed(name: string, id: TableIdentifier, options: TableOptions, kafka: KafkaPart[], reason: string): TableState {

@@ -3,7 +3,7 @@
  * harness can build one against local endpoints) and the plain value it hands back — like Kafka
  * Connect's SinkWriter handing its coordinator (table, data files, offsets), never a record.
  */
-import type { FloeConfig } from '../config.js'
+import type { FloeConfig, ValueFormat } from '../config.js'
 import type { ControlContext } from '../control/types.js'
 import type { PartitionSpec, TableMetadata } from '../iceberg/types.js'
 import type { FileIO } from '../io/types.js'
@@ -33,8 +33,13 @@ export interface WriterCatalog {
 
 /** lib/codec's decoders (createDecoders). */
 export type DecodedValue = { ok: true; value: Record<string, unknown>; schema?: Schema } | { ok: false; reason: string }
+export type DecodedKey = { ok: true; value: unknown } | { ok: false; reason: string }
 export interface WriterDecoders {
   decodeValue(record: KafkaRecord): Promise<DecodedValue>
+  /** Decode a key with its topic's key format. Optional: without it (and keyFormat) keys are never decoded. */
+  decodeKey?(record: KafkaRecord): Promise<DecodedKey>
+  /** A topic's key format (FLOE_ROUTES `formats[].key`); undefined: keys are raw bytes. */
+  keyFormat?(topic: string): ValueFormat | undefined
 }
 
 export interface WriterDeps {
