@@ -45,8 +45,8 @@ async function kafkaRows(s: WriterSetup): Promise<Map<bigint, Record<string, unk
     const bytes = await s.io.read(file.filePath)
     const buf = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer
     for (const row of (await parquetReadObjects({ file: buf, compressors, utf8: false })) as Record<string, unknown>[]) {
-      const k = row[KAFKA_COLUMN] as Record<string, unknown>
-      out.set(k.offset as bigint, k)
+      const k = row[KAFKA_COLUMN] as Record<string, unknown> | undefined
+      if (k) out.set(k.offset as bigint, k) // files written before the table had `_kafka` have none
     }
   }
   return out
@@ -192,6 +192,18 @@ describe('_kafka.key of existing tables', () => {
     expect(rows.get(0n)!.key).toBe('k0')
     expect(rows.get(1n)!.key).toBe('plain')
     expect(rows.get(2n)!.key).toBe('//4=')
+  })
+
+  it('adds a string key column when kafkaMetadata is turned on for an existing table whose topic has a key format', async () => {
+    const before = await writerSetup({ FLOE_ROUTES: JSON.stringify({ defaultNamespace: 'db', routes: [{ topic: 'events', table: 'events' }] }) })
+    await writeBatch(before.deps, kafkaEvent([{ topic: 'events', partition: 0, offset: 0, key: 'k0', value: { id: 0 } }]))
+    expect(await keyColumnType(before)).toBeUndefined()
+    const after = await writerSetup({ FLOE_ROUTES: routes({ formats: [{ topic: 'events', key: 'json' }] }) })
+    const s = { ...before, deps: { ...after.deps, catalog: before.catalog, control: before.control, io: before.io } }
+    const r = await writeBatch(s.deps, kafkaEvent([{ topic: 'events', partition: 0, offset: 1, key: '{"b": 2, "a": [1.5, "x"]}', value: { id: 1 } }]))
+    expect(r.tables[0]).toMatchObject({ rows: 1, evolvedToSchemaId: 1 })
+    expect(await keyColumnType(s)).toBe('string')
+    expect((await kafkaRows(s)).get(1n)!.key).toBe('{"a":[1.5,"x"],"b":2}')
   })
 
   it('creates a binary key column and stores raw bytes when no topic has a key format', async () => {
