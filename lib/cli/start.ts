@@ -45,7 +45,7 @@ options:
 
 export const startCommand: Command = {
   name: 'start',
-  summary: 'run the whole pipeline locally (endpoints, demo stream, writer, committer)',
+  summary: 'Run the whole pipeline locally: endpoints, a demo stream (or your records), writer, committer',
   usage: USAGE,
   run: async (argv) => {
     const { values } = parseArgs({
