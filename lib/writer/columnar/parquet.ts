@@ -57,9 +57,39 @@ export async function encodeParquet(schema: StructType, rows: Row[], opts: Encod
   return { bytes, recordCount: rows.length, metrics: columnMetrics(stats, footer, modes) }
 }
 
+/** Values sampled per string column to judge its cardinality. */
+const DICTIONARY_SAMPLE = 2_000
+/** A string column keeps dictionary encoding when fewer than this share of sampled values are distinct. */
+const DICTIONARY_MAX_DISTINCT = 0.5
+
+/**
+ * Top-level string columns worth dictionary encoding: few distinct values in a sample.
+ * The Rust writer dictionary-encodes every column by default; for ids, timestamps and measures
+ * that writes a dictionary page plus bit-packed indices zstd cannot shrink, then falls back to
+ * PLAIN — measured 1.9× larger files and 1.5–3.8× slower encoding (docs/benchmarks.md).
+ */
+function dictionaryColumns(table: arrow.Table): string[] {
+  const out: string[] = []
+  const n = Math.min(table.numRows, DICTIONARY_SAMPLE)
+  if (n === 0) return out
+  for (const field of table.schema.fields) {
+    if (!arrow.DataType.isUtf8(field.type) && !arrow.DataType.isLargeUtf8(field.type)) continue
+    const column = table.getChild(field.name)
+    if (!column) continue
+    const seen = new Set<unknown>()
+    for (let i = 0; i < n; i++) seen.add(column.get(i))
+    if (seen.size / n < DICTIONARY_MAX_DISTINCT) out.push(field.name)
+  }
+  return out
+}
+
 /** Write an Arrow table as Parquet bytes with parquet-wasm. */
 export function writeArrowTable(table: arrow.Table, opts: EncodeOptions = {}): Uint8Array {
-  let builder = new WriterPropertiesBuilder().setCompression(compressionOf(opts.compression)).setCreatedBy('floe (parquet-wasm)')
+  let builder = new WriterPropertiesBuilder()
+    .setCompression(compressionOf(opts.compression))
+    .setCreatedBy('floe (parquet-wasm)')
+    .setDictionaryEnabled(false)
+  for (const name of dictionaryColumns(table)) builder = builder.setColumnDictionaryEnabled(name, true)
   if (opts.rowGroupSize !== undefined) builder = builder.setMaxRowGroupSize(opts.rowGroupSize)
   const rgBytes = Number(opts.properties?.['write.parquet.row-group-size-bytes'])
   if (Number.isInteger(rgBytes) && rgBytes > 0) builder = builder.setMaxRowGroupBytes(rgBytes)
