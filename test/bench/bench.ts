@@ -71,7 +71,12 @@ export interface BenchResults {
   elapsedSeconds: number
 }
 
-export async function runBench(sizes: BenchSizes, log: (s: string) => void = () => undefined): Promise<BenchResults> {
+export async function runBench(
+  sizes: BenchSizes,
+  log: (s: string) => void = () => undefined,
+  /** Called after each section with what is done so far (run.ts saves it: a long run that dies keeps its sections). */
+  partial: (done: Partial<BenchResults>) => void = () => undefined,
+): Promise<BenchResults> {
   const started = performance.now()
   const m = machine()
   log(`machine: ${m.cpuModel}, ${m.cores} cores, ${m.memoryGiB} GiB, node ${m.node}, load ${m.loadAverage.join(' ')}`)
@@ -92,13 +97,16 @@ export async function runBench(sizes: BenchSizes, log: (s: string) => void = () 
     ] as const) {
       const ds = makeDataset(name, count, make, { partitions: 4 })
       throughput.push(await benchThroughput(clients, tables, ds, sizes.runs, log))
+      partial({ mode: sizes.mode, machine: m, sizes, throughput })
     }
 
     log(`memory: budgets ${sizes.memory.budgets.join(', ')} MB, ${sizes.memory.tables} tables × ${sizes.memory.slots} partition values`)
     const memory = await benchMemory(clients, tables, sizes.memory, log)
+    partial({ mode: sizes.mode, machine: m, sizes, throughput, memory })
 
     log(`commit: ${sizes.commit.batches.join(', ')} batches × ${sizes.commit.snapshots.join(', ')} snapshots`)
     const commit = await benchCommit(clients, tables, sizes.commit, log)
+    partial({ mode: sizes.mode, machine: m, sizes, throughput, memory, commit, cost: costModel(throughput[0]!, commit) })
 
     log(`profile: ${sizes.profileRecords} narrow records through the writer`)
     const pds = makeDataset('profile', sizes.profileRecords, narrowRecord, { partitions: 4 })
@@ -121,7 +129,11 @@ export async function runBench(sizes: BenchSizes, log: (s: string) => void = () 
   } finally {
     clients.ddb.destroy()
     clients.s3.destroy()
-    await endpoints.stop()
+    // endpoints.stop() waits for unref'd children to exit: with nothing else holding the event
+    // loop, Node would exit 13 (unsettled top-level await) before they do. Hold it, briefly.
+    const hold = setInterval(() => undefined, 1000)
+    await Promise.race([endpoints.stop(), new Promise((r) => setTimeout(r, 15_000))])
+    clearInterval(hold)
   }
 }
 
@@ -148,8 +160,8 @@ export function formatResults(r: BenchResults): string {
   out.push('', 'Encode-only stages (ms, median): ' + r.throughput.map((x) => `${x.dataset}: ${Object.entries(x.encodeOnly.stagesMs).map(([k, v]) => `${k} ${v}`).join(', ')}`).join('; '))
   out.push('Parquet bytes: ' + r.throughput.map((x) => `${x.dataset}: Floe ${x.floe.parquetBytes} in ${x.floe.files} files (${x.events} events), DuckDB ${x.duckdb.parquetBytes}`).join('; '))
   out.push('', '### Writer memory (one 6 MB event, 200 columns; child process per run)', '')
-  const mt: (string | number)[][] = [['budget MB', 'records', 'tables', 'files', 'flushes budget/end', 'peakBufferedBytes MB', 'RSS before MB', 'peak RSS MB', 'ms']]
-  for (const x of r.memory) mt.push([x.budgetMB, x.records, x.tables, x.files, `${x.flushes.budget ?? 0}/${x.flushes.end ?? 0}`, round(x.peakBufferedBytes / 2 ** 20, 1), x.rssBeforeMB, x.peakRssMB, x.ms])
+  const mt: (string | number)[][] = [['budget MB', 'records', 'tables', 'files', 'flushes budget/end', 'peakBufferedBytes MB', 'RSS before MB', 'peak RSS MB', 'after: JS heap / external MB', 'ms']]
+  for (const x of r.memory) mt.push([x.budgetMB, x.records, x.tables, x.files, `${x.flushes.budget ?? 0}/${x.flushes.end ?? 0}`, round(x.peakBufferedBytes / 2 ** 20, 1), x.rssBeforeMB, x.peakRssMB, x.after ? `${x.after.heapUsedMB} / ${x.after.externalMB}` : '', x.ms])
   out.push(pad(mt))
   out.push('', '### Commit cost (one committer run; median wall time; requests of the median run)', '')
   const ct: (string | number)[][] = [['snapshots', 'batches', 'ms', 'S3 requests', 'DynamoDB requests', 'DynamoDB WRU (est.)', 'DynamoDB RRU', 'metadata KB', 'S3 detail', 'DynamoDB detail']]

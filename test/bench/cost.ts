@@ -42,7 +42,9 @@ const GiB = 2 ** 30
 
 /**
  * `tp`: the narrow throughput run; `commit`: the commit bench (the row closest to the batches one
- * commit takes at `gbPerHour`); the committer runs once a minute per table.
+ * commit takes at `gbPerHour`, with the SHORTEST history: the committer merges small manifests,
+ * so a steady-state table has a bounded manifest count — the long crafted histories measure a
+ * one-time merge backlog); the committer runs once a minute per table.
  */
 export function costModel(tp: ThroughputResult, commits: CommitResult[], opts: { gbPerHour?: number; writerMemoryMb?: number; committerMemoryMb?: number } = {}): CostModel {
   const gbPerHour = opts.gbPerHour ?? 10
@@ -55,7 +57,7 @@ export function costModel(tp: ThroughputResult, commits: CommitResult[], opts: {
   const writerGbSecPerGb = invocationsPerGb * cpuSecPerInvocation * Math.max(GB_SECONDS_PER_CPU_SECOND, writerMemGb)
   const commitsPerGb = 60 / gbPerHour
   const batchesPerCommit = invocationsPerGb / commitsPerGb
-  const near = [...commits].sort((a, b) => Math.abs(Math.log(a.batches / batchesPerCommit)) - Math.abs(Math.log(b.batches / batchesPerCommit)) || b.snapshots - a.snapshots)[0]
+  const near = [...commits].sort((a, b) => Math.abs(Math.log(a.batches / batchesPerCommit)) - Math.abs(Math.log(b.batches / batchesPerCommit)) || a.snapshots - b.snapshots)[0]
   const s3Put = (c: CommitResult) => (c.s3.PutObject ?? 0) + (c.s3.ListObjectsV2 ?? 0) + (c.s3.CopyObject ?? 0)
   const s3Get = (c: CommitResult) => (c.s3.GetObject ?? 0) + (c.s3.HeadObject ?? 0)
   // Write units scale with batches (one mark per batch); the rest is per commit.

@@ -37,6 +37,9 @@ const rssBefore = process.memoryUsage().rss
 const t0 = performance.now()
 const result = await writeBatch(deps, event)
 const ms = performance.now() - t0
+// Where the memory is after the invocation (before any GC): JS heap, and outside it (wasm, buffers).
+const after = process.memoryUsage()
+const mb = (x: number) => Math.round(x / 2 ** 20)
 const files = result.tables.reduce((n, t) => n + t.files, 0)
 console.log(
   JSON.stringify({
@@ -53,6 +56,7 @@ console.log(
     // resourceUsage().maxRSS is in kilobytes.
     peakRssMB: Math.round(process.resourceUsage().maxRSS / 1024),
     ms: Math.round(ms),
+    after: { heapUsedMB: mb(after.heapUsed), heapTotalMB: mb(after.heapTotal), externalMB: mb(after.external), arrayBuffersMB: mb(after.arrayBuffers), rssMB: mb(after.rss) },
   }),
 )
 clients.ddb.destroy()

@@ -29,6 +29,8 @@ export interface MemoryResult {
   peakRssMB: number
   ms: number
   runs: number
+  /** process.memoryUsage() right after the invocation (first run). */
+  after?: { heapUsedMB: number; heapTotalMB: number; externalMB: number; arrayBuffersMB: number; rssMB: number }
 }
 
 const child = fileURLToPath(new URL('./memory-child.ts', import.meta.url))

@@ -16,7 +16,7 @@ const { values } = parseArgs({
 })
 const sizes = { ...SIZES[values.quick ? 'quick' : 'full'], profileFile: values['profile-file'] }
 const log = (s: string) => console.error(`[${new Date().toISOString().slice(11, 19)}] ${s}`)
-const results = await runBench(sizes, log)
+const results = await runBench(sizes, log, (done) => writeFileSync(values.out, JSON.stringify({ ...done, partial: true }, null, 2) + '\n'))
 writeFileSync(values.out, JSON.stringify(results, null, 2) + '\n')
 console.log(formatResults(results))
 console.log(`\nwrote ${values.out}`)
