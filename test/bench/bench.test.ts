@@ -30,6 +30,6 @@ describe('bench', () => {
     expect(r.cost.totalPerGb).toBeGreaterThan(0)
     expect(r.profile.byModule.length).toBeGreaterThan(0)
     expect(JSON.parse(JSON.stringify(r))).toEqual(r)
-    expect(formatResults(r)).toContain('### Commit cost')
+    expect(formatResults(r)).toContain('#### Commit cost')
   })
 })

@@ -148,7 +148,7 @@ export function formatResults(r: BenchResults): string {
   const out: string[] = []
   const mm = r.machine
   out.push(`Machine: ${mm.cpuModel}, ${mm.cores} cores, ${mm.memoryGiB} GiB, Node ${mm.node}, ${mm.platform}; ${mm.date}; load average ${mm.loadAverage.join(' / ')} at start, ${r.loadAverageAtEnd.join(' / ')} at end. Mode: ${r.mode}; ${r.elapsedSeconds} s.`)
-  out.push('', '### Writer throughput (median of runs; per core: Floe is one JS thread, DuckDB `SET threads=1`)', '')
+  out.push('', '#### Writer throughput (median of runs; per core: Floe is one JS thread, DuckDB `SET threads=1`)', '')
   const t: (string | number)[][] = [['input', 'records', 'JSON MB', 'engine', 'wall s', 'CPU s', 'records/s', 'JSON MB/s', 'records/CPU-s', 'Floe/DuckDB (wall)', 'Floe/DuckDB (CPU)']]
   for (const x of r.throughput) {
     const cpuRatio = round(x.duckdb.cpuMs / x.floe.cpuMs, 3)
@@ -159,21 +159,21 @@ export function formatResults(r: BenchResults): string {
   out.push(pad(t))
   out.push('', 'Encode-only stages (ms, median): ' + r.throughput.map((x) => `${x.dataset}: ${Object.entries(x.encodeOnly.stagesMs).map(([k, v]) => `${k} ${v}`).join(', ')}`).join('; '))
   out.push('Parquet bytes: ' + r.throughput.map((x) => `${x.dataset}: Floe ${x.floe.parquetBytes} in ${x.floe.files} files (${x.events} events), DuckDB ${x.duckdb.parquetBytes}`).join('; '))
-  out.push('', '### Writer memory (one 6 MB event, 200 columns; child process per run)', '')
+  out.push('', '#### Writer memory (one 6 MB event, 200 columns; child process per run)', '')
   const mt: (string | number)[][] = [['budget MB', 'records', 'tables', 'files', 'flushes budget/end', 'peakBufferedBytes MB', 'RSS before MB', 'peak RSS MB', 'after: JS heap / external MB', 'ms']]
   for (const x of r.memory) mt.push([x.budgetMB, x.records, x.tables, x.files, `${x.flushes.budget ?? 0}/${x.flushes.end ?? 0}`, round(x.peakBufferedBytes / 2 ** 20, 1), x.rssBeforeMB, x.peakRssMB, x.after ? `${x.after.heapUsedMB} / ${x.after.externalMB}` : '', x.ms])
   out.push(pad(mt))
-  out.push('', '### Commit cost (one committer run; median wall time; requests of the median run)', '')
+  out.push('', '#### Commit cost (one committer run; median wall time; requests of the median run)', '')
   const ct: (string | number)[][] = [['snapshots', 'batches', 'ms', 'S3 requests', 'DynamoDB requests', 'DynamoDB WRU (est.)', 'DynamoDB RRU', 'metadata KB', 'S3 detail', 'DynamoDB detail']]
   for (const x of r.commit) ct.push([x.snapshots, x.batches, x.ms, x.s3Requests, x.ddbRequests, x.wcu, x.rcu, round(x.metadataBytes / 1024), Object.entries(x.s3).map(([k, v]) => `${k} ${v}`).join(', '), Object.entries(x.ddb).map(([k, v]) => `${k} ${v}`).join(', ')])
   out.push(pad(ct))
-  out.push('', `### Cost per GB of JSON (${PRICES.region}, prices as of ${PRICES.asOf})`, '')
+  out.push('', `#### Cost per GB of JSON (${PRICES.region}, prices as of ${PRICES.asOf})`, '')
   const kt: (string | number)[][] = [['item', 'USD per GB']]
   for (const [k, v] of Object.entries(r.cost.perGb)) kt.push([k, v])
   kt.push(['**Floe total**', r.cost.totalPerGb], ['Amazon Data Firehose → Iceberg', r.cost.firehosePerGb], ['Floe / Firehose', r.cost.floeToFirehose])
   out.push(pad(kt))
   out.push('', 'Assumptions: ' + Object.entries(r.cost.assumptions).map(([k, v]) => `${k}=${v}`).join(', '))
-  out.push('', `### Writer profile (${r.profile.records} records, ${r.profile.totalMs} ms sampled): self time by module`, '')
+  out.push('', `#### Writer profile (${r.profile.records} records, ${r.profile.totalMs} ms sampled): self time by module`, '')
   const pt: (string | number)[][] = [['module', 'self ms', '%']]
   for (const x of r.profile.byModule.slice(0, 12)) pt.push([x.module, x.selfMs, x.share])
   out.push(pad(pt), '')
