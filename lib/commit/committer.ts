@@ -7,6 +7,7 @@ import { listPendingTables } from '../control/pending.js'
 import { logger, metrics, MetricUnit } from '../log.js'
 import { commitTable } from './table.js'
 import type { CommitDeps, CommitOptions, TableCommitResult } from './types.js'
+import { mapBounded } from '../concurrency.js'
 
 export interface CommitRunResult {
   tables: number
@@ -65,16 +66,5 @@ export async function runCommitter(deps: CommitDeps, opts: RunOptions = {}): Pro
 
 const sum = <T>(xs: T[], f: (x: T) => number) => xs.reduce((n, x) => n + f(x), 0)
 
-/** Promise.all with at most `limit` in flight; results in input order. */
-export async function mapBounded<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const out = new Array<R>(items.length)
-  let next = 0
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++
-      out[i] = await fn(items[i]!)
-    }
-  }
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker))
-  return out
-}
+/** Re-exported for callers that fan out per table (maintenance, benchmarks). */
+export { mapBounded }

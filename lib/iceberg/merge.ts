@@ -46,6 +46,7 @@ import type { Schema } from '../schema/types.js'
 import { encodeManifest, readManifest, summarizePartitions } from './manifest.js'
 import { toBoundBytes, type BoundValue } from './metrics.js'
 import type { ManifestEntry, ManifestFile, PartitionSpec, PartitionValue, TableMetadata } from './types.js'
+import { mapBounded } from '../concurrency.js'
 
 export const MERGE_ENABLED = 'commit.manifest-merge.enabled'
 export const MIN_COUNT_TO_MERGE = 'commit.manifest.min-count-to-merge'
@@ -180,19 +181,6 @@ export async function mergeManifests(ctx: MergeContext, manifests: ManifestFile[
   return out
 }
 
-/** Reads with at most `limit` reads in flight; results in input order. */
-async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array(items.length)
-  let next = 0
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++
-      out[i] = await fn(items[i]!)
-    }
-  }
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker))
-  return out
-}
 
 /** Rewrites one bin as a single manifest, or returns undefined when it cannot be done faithfully. */
 async function mergeBin(ctx: MergeContext, spec: PartitionSpec, bin: ManifestFile[]): Promise<ManifestFile | undefined> {
@@ -205,7 +193,7 @@ async function mergeBin(ctx: MergeContext, spec: PartitionSpec, bin: ManifestFil
     const unassigned = bin.find((m) => !ctx.pending.has(m) && (m.firstRowId === undefined || m.firstRowId === null))
     if (unassigned) return skip('v3 data manifest without first_row_id (its files have no row ids yet)', unassigned.manifestPath)
   }
-  const lists = await mapLimit(bin, 16, async (m) => ctx.pending.get(m) ?? (await readManifest(ctx.io, m.manifestPath, { manifest: m, spec })))
+  const lists = await mapBounded(bin, 16, async (m) => ctx.pending.get(m) ?? (await readManifest(ctx.io, m.manifestPath, { manifest: m, spec })))
   const entries: ManifestEntry[] = []
   let minSeq = sequenceNumber
   let addedFiles = 0

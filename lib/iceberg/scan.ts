@@ -8,6 +8,7 @@ import { currentSnapshot, snapshotById } from './metadata.js'
 import { decodeManifest } from './manifest.js'
 import { readManifestList } from './manifest-list.js'
 import type { ManifestEntry, ManifestFile, PartitionSpec, Snapshot, TableMetadata } from './types.js'
+import { mapBounded } from '../concurrency.js'
 
 export { readManifestList } from './manifest-list.js'
 export { readManifest } from './manifest.js'
@@ -15,19 +16,6 @@ export { readManifest } from './manifest.js'
 /** Manifests read at once: enough to hide S3 latency, few enough not to exhaust sockets or memory. */
 const READ_CONCURRENCY = 16
 
-/** Maps with at most `limit` calls in flight; results in input order. */
-async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array(items.length)
-  let next = 0
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++
-      out[i] = await fn(items[i]!)
-    }
-  }
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker))
-  return out
-}
 
 const specOf = (md: TableMetadata, id: number): PartitionSpec | undefined => md['partition-specs'].find((s) => s['spec-id'] === id)
 
@@ -85,7 +73,7 @@ export async function liveEntries(
   const manifests = (await snapshotManifests(io, snapshot)).filter(
     (m) => want === 'all' || (want === 'data' ? m.content === 0 : m.content === 1),
   )
-  const lists = await mapLimit(manifests, READ_CONCURRENCY, async (m) => {
+  const lists = await mapBounded(manifests, READ_CONCURRENCY, async (m) => {
     const { entries } = decodeManifest(await io.read(m.manifestPath), `manifest ${m.manifestPath}`, { manifest: m, spec: specOf(md, m.partitionSpecId) })
     return entries.filter((e) => e.status !== 2)
   })

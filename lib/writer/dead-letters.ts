@@ -11,6 +11,7 @@
  * header values base64.
  */
 import { createHash } from 'node:crypto'
+import { mapBounded } from '../concurrency.js'
 import type { FileIO } from '../io/types.js'
 import type { KafkaRecord } from '../kafka/event.js'
 
@@ -86,21 +87,14 @@ export async function writeDeadLetters(io: FileIO, dlq: string, pipeline: string
     if (list) list.push(d)
     else byKey.set(k, [d])
   }
-  const groups = [...byKey.values()]
-  const paths: string[] = []
-  let next = 0
-  const worker = async () => {
-    for (let i = next++; i < groups.length; i = next++) {
-      const list = groups[i]!
-      list.sort((a, b) => (a.record.offset < b.record.offset ? -1 : a.record.offset > b.record.offset ? 1 : (a.table ?? '').localeCompare(b.table ?? '')))
-      const { topic, partition, offset } = list[0]!.record
-      const lines = list.map((d) => JSON.stringify(deadLetterLine(pipeline, d)))
-      const key = offset < 0n ? `invalid-${createHash('sha256').update(lines.join('\n')).digest('hex').slice(0, 16)}` : offset
-      const path = deadLetterPath(dlq, pipeline, topic, partition, key)
-      await io.write(path, `${lines.join('\n')}\n`, { contentType: 'application/x-ndjson' })
-      paths.push(path)
-    }
-  }
-  await Promise.all(Array.from({ length: Math.min(WRITE_CONCURRENCY, groups.length) }, worker))
+  const paths = await mapBounded([...byKey.values()], WRITE_CONCURRENCY, async (list) => {
+    list.sort((a, b) => (a.record.offset < b.record.offset ? -1 : a.record.offset > b.record.offset ? 1 : (a.table ?? '').localeCompare(b.table ?? '')))
+    const { topic, partition, offset } = list[0]!.record
+    const lines = list.map((d) => JSON.stringify(deadLetterLine(pipeline, d)))
+    const key = offset < 0n ? `invalid-${createHash('sha256').update(lines.join('\n')).digest('hex').slice(0, 16)}` : offset
+    const path = deadLetterPath(dlq, pipeline, topic, partition, key)
+    await io.write(path, `${lines.join('\n')}\n`, { contentType: 'application/x-ndjson' })
+    return path
+  })
   return paths.sort()
 }
