@@ -127,7 +127,7 @@ export const SETTINGS = {
   FLOE_SCHEMA_REGISTRY_URL: z.string().url().optional(),
   /** Secrets Manager secret holding `{"username","password"}` for the registry's basic auth. */
   FLOE_SCHEMA_REGISTRY_SECRET_ARN: z.string().min(1).optional(),
-  /** Registry request timeout: short, because a slow registry should fail the batch (retryable), not the Lambda timeout. */
+  /** Registry request timeout (Confluent and Glue): short, because a slow registry should fail the batch (retryable), not the Lambda timeout. */
   FLOE_SCHEMA_REGISTRY_TIMEOUT_MS: int(5_000, 100, 60_000),
   /**
    * Bytes all open buffers of one writer invocation may hold. 256 MB leaves room in a 1 GB
@@ -189,6 +189,8 @@ export interface FloeConfig {
   dlq: string
   valueFormat: ValueFormat
   schemaRegistry?: { url: string; secretArn?: string; timeoutMs: number }
+  /** Timeout of every schema-registry request (Confluent and Glue), FLOE_SCHEMA_REGISTRY_TIMEOUT_MS. */
+  registryTimeoutMs: number
   memoryBudgetBytes: number
   targetFileBytes: number
   parquetCompression: 'zstd' | 'snappy' | 'gzip' | 'lz4' | 'uncompressed'
@@ -248,6 +250,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     schemaRegistry: p.FLOE_SCHEMA_REGISTRY_URL
       ? { url: p.FLOE_SCHEMA_REGISTRY_URL, secretArn: p.FLOE_SCHEMA_REGISTRY_SECRET_ARN, timeoutMs: p.FLOE_SCHEMA_REGISTRY_TIMEOUT_MS }
       : undefined,
+    registryTimeoutMs: p.FLOE_SCHEMA_REGISTRY_TIMEOUT_MS,
     memoryBudgetBytes: p.FLOE_MEMORY_BUDGET_MB * MB,
     targetFileBytes: p.FLOE_TARGET_FILE_MB * MB,
     parquetCompression: p.FLOE_PARQUET_COMPRESSION,

@@ -71,13 +71,13 @@ const DEFAULT_TIMEOUT_MS = 5_000
 type Generic = { ok: true; value: unknown; schema?: Schema; type?: IcebergType } | { ok: false; reason: string; tombstone?: true }
 
 export function createDecoders(
-  config: Pick<FloeConfig, 'routes' | 'valueFormat' | 'schemaRegistry'>,
+  config: Pick<FloeConfig, 'routes' | 'valueFormat' | 'schemaRegistry'> & Partial<Pick<FloeConfig, 'registryTimeoutMs'>>,
   clients: Pick<AwsClients, 'glue' | 'secrets'>,
 ): Decoders {
   const select = formatSelector(config.routes, config.valueFormat)
   if (configuredFormats(config.routes, config.valueFormat).has('avro-confluent') && config.schemaRegistry === undefined)
     throw new ConfigError('FLOE_SCHEMA_REGISTRY_URL', 'not set, but FLOE_VALUE_FORMAT or FLOE_ROUTES.formats uses avro-confluent')
-  const timeoutMs = config.schemaRegistry?.timeoutMs ?? DEFAULT_TIMEOUT_MS
+  const timeoutMs = config.registryTimeoutMs ?? config.schemaRegistry?.timeoutMs ?? DEFAULT_TIMEOUT_MS
 
   // Heavy decoders, created on first use.
   let confluent: Promise<import('./confluent.js').ConfluentRegistry> | undefined

@@ -79,9 +79,9 @@ describe('avro-glue', () => {
     expect(await d.decodeValue(record(frame))).toMatchObject({ ok: true, value: { id: 1n } })
   })
 
-  it('a GetSchemaVersion that does not answer within FLOE_SCHEMA_REGISTRY_TIMEOUT_MS is an outage', async () => {
+  it('a GetSchemaVersion that does not answer within FLOE_SCHEMA_REGISTRY_TIMEOUT_MS is an outage (no Confluent registry configured)', async () => {
     glueMock.on(GetSchemaVersionCommand).callsFake(() => new Promise(() => {}))
-    const config = loadConfig({}, { FLOE_WAREHOUSE: 'file:///tmp/floe-codec-test', FLOE_VALUE_FORMAT: 'avro-glue', FLOE_SCHEMA_REGISTRY_URL: 'http://127.0.0.1:9', FLOE_SCHEMA_REGISTRY_TIMEOUT_MS: '200' })
+    const config = loadConfig({}, { FLOE_WAREHOUSE: 'file:///tmp/floe-codec-test', FLOE_VALUE_FORMAT: 'avro-glue', FLOE_SCHEMA_REGISTRY_TIMEOUT_MS: '200' })
     const d = createDecoders(config, { glue: () => glue, secrets: () => { throw new Error('not used') } })
     const err = await d.decodeValue(record(glueFrame(randomUUID(), Uint8Array.from([2])))).catch((e: unknown) => e)
     expect(err).toBeInstanceOf(RegistryUnavailableError)
