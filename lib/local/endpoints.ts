@@ -53,7 +53,15 @@ export async function startLocalEndpoints(opts: StartOptions = {}): Promise<Loca
   ])
   const servers = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []))
   const stopAll = async () => {
-    await Promise.all(servers.map((s) => s.stop?.()))
+    // The server processes and their pipes are unref'd (so a forgotten stop() cannot hang a
+    // process); hold the event loop open while we wait for them, or a caller whose other
+    // handles are closed would exit mid-await (code 13) before stop() resolves.
+    const hold = setInterval(() => undefined, 1_000)
+    try {
+      await Promise.all(servers.map((s) => s.stop?.()))
+    } finally {
+      clearInterval(hold)
+    }
   }
   const failed = results.find((r) => r.status === 'rejected')
   if (failed) {
