@@ -20,7 +20,7 @@ import { addSchema, currentSchema, defaultSpec } from '../iceberg/metadata.js'
 import { parsePartitionBy, partitionPath, partitionTuple } from '../iceberg/partition.js'
 import type { PartitionSpec, PartitionTuple, TableMetadata } from '../iceberg/types.js'
 import type { KafkaRecord } from '../kafka/event.js'
-import type { Schema } from '../schema/types.js'
+import type { IcebergType, Schema, StructType } from '../schema/types.js'
 import { evolveSchema } from '../schema/evolve.js'
 import { inferSchema } from '../schema/infer.js'
 import { maxFieldId } from '../schema/walk.js'
@@ -131,7 +131,7 @@ export class TableSet {
     }
     // The format's own schema (Avro, Connect envelope) when every record has one, else inference.
     const declared = samples.every((s) => s.schema !== undefined) ? samples[0]?.schema : undefined
-    let schema = declared ? withIdColumns(declared, options.idColumns) : inferSchema(samples.map((s) => s.value), { idColumns: options.idColumns })
+    let schema = declared ? withIdColumns(optionalFields(declared), options.idColumns) : inferSchema(samples.map((s) => s.value), { idColumns: options.idColumns })
     if (kafka.length) {
       const { field } = kafkaField(kafka, maxFieldId(schema) + 1, this.#keyType(samples))
       schema = { ...schema, fields: [...schema.fields, field] }
@@ -243,6 +243,22 @@ function failed(name: string, id: TableIdentifier, options: TableOptions, kafka:
 }
 
 /** Mark identifier columns required and list them (Iceberg requires identifier fields to be required). */
+/**
+ * A declared schema (Avro, Connect) with every struct field optional. Producers drop fields in
+ * later schema versions (Avro allows it for fields with defaults); a required Iceberg column
+ * would turn every later record into a dead letter, and Iceberg cannot make a column required
+ * again anyway. Identifier columns are made required again by withIdColumns.
+ */
+function optionalFields<T extends StructType>(struct: T): T {
+  const relax = (type: IcebergType): IcebergType => {
+    if (typeof type !== 'object') return type
+    if (type.type === 'struct') return optionalFields(type)
+    if (type.type === 'list') return { ...type, element: relax(type.element) }
+    return { ...type, value: relax(type.value) }
+  }
+  return { ...struct, fields: struct.fields.map((f) => ({ ...f, required: false, type: relax(f.type) })) }
+}
+
 function withIdColumns(schema: Schema, idColumns: string[]): Schema {
   if (idColumns.length === 0) return schema
   const ids: number[] = []
