@@ -165,6 +165,8 @@ export function estimateRowBytes(value: unknown): number {
 
 /** Stable text key of a partition tuple (bigint and bytes included). */
 export function partitionKeyOf(tuple: PartitionTuple): string {
+  // Unpartitioned tables (the common case) need no serialization per row.
+  if (tuple.length === 0) return '[]'
   return JSON.stringify(tuple, (_k, v) =>
     typeof v === 'bigint' ? `${v}n` : v instanceof Uint8Array ? `b64:${Buffer.from(v).toString('base64')}` : v,
   )
