@@ -24,7 +24,7 @@ import type { IcebergType, Schema, StructType } from '../schema/types.js'
 import { evolveSchema } from '../schema/evolve.js'
 import { inferSchema } from '../schema/infer.js'
 import { maxFieldId } from '../schema/walk.js'
-import { compileCoercer, type Coercer } from './columnar/coerce.js'
+import { compileCoercer, type Coerced, type Coercer } from './columnar/coerce.js'
 import { encodeParquet } from './columnar/parquet.js'
 import type { EncodedChunk } from './files.js'
 import { hasKafkaColumn, KAFKA_COLUMN, kafkaField, kafkaKeyType, kafkaParts, kafkaValue, keyText, type KafkaKeyType, type KafkaPart } from './kafka-column.js'
@@ -60,6 +60,12 @@ export class TableSet {
   readonly #namespaces = new Map<string, Promise<unknown>>()
   /** Decoded keys (from the topics' key formats), by record. */
   readonly #keys = new Map<KafkaRecord, unknown>()
+  /**
+   * Rows coerced while looking for new fields (#evolve), reused by buildRow when the schema did
+   * not change since, so a record is coerced once, not twice (the check cost as much as the
+   * coercion: docs/benchmarks.md). Keyed by the decoded value object; the coercer identifies the schema.
+   */
+  readonly #coerced = new WeakMap<object, { coerce: Coercer; result: Coerced }>()
 
   constructor(deps: WriterDeps) {
     this.#deps = deps
@@ -110,7 +116,9 @@ export class TableSet {
       const key = state.kafkaKey === 'string' ? keyText(this.#keys.has(record) ? this.#keys.get(record) : record.key) : record.key
       input = { ...value, [KAFKA_COLUMN]: kafkaValue(record, state.kafka, key) }
     }
-    const { row, unknown } = state.coerce(input)
+    const cached = input === value ? this.#coerced.get(value) : undefined
+    if (cached) this.#coerced.delete(value)
+    const { row, unknown } = cached?.coerce === state.coerce ? cached.result : state.coerce(input)
     if (unknown.length) state.unknownFieldsIgnored += unknown.length
     return { row, partition: state.spec.fields.length ? partitionTuple(state.spec, state.schema, row) : [] }
   }
@@ -177,7 +185,9 @@ export class TableSet {
     // Only records the current schema does not cover say anything about new fields.
     const uncovered = samples.filter((s) => {
       try {
-        return state.coerce(s.value).unknown.length > 0
+        const result = state.coerce(s.value)
+        this.#coerced.set(s.value, { coerce: state.coerce, result })
+        return result.unknown.length > 0
       } catch {
         return true // a bad value hides whether other fields are new: let evolution look
       }
@@ -242,7 +252,6 @@ function failed(name: string, id: TableIdentifier, options: TableOptions, kafka:
   return { name, id, options, metadata, metadataLocation: '', schema, spec, kafka, failure: reason, unknownFieldsIgnored: 0, partitionPath: () => '', coerce: compileCoercer(schema, { table: name }) }
 }
 
-/** Mark identifier columns required and list them (Iceberg requires identifier fields to be required). */
 /**
  * A declared schema (Avro, Connect) with every struct field optional. Producers drop fields in
  * later schema versions (Avro allows it for fields with defaults); a required Iceberg column
@@ -259,6 +268,7 @@ function optionalFields<T extends StructType>(struct: T): T {
   return { ...struct, fields: struct.fields.map((f) => ({ ...f, required: false, type: relax(f.type) })) }
 }
 
+/** Mark identifier columns required and list them (Iceberg requires identifier fields to be required). */
 function withIdColumns(schema: Schema, idColumns: string[]): Schema {
   if (idColumns.length === 0) return schema
   const ids: number[] = []
