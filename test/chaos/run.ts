@@ -6,10 +6,14 @@
  */
 import { parseArgs } from 'node:util'
 import { createClients } from '../../lib/clients.js'
+import { logger } from '../../lib/log.js'
 import { LOCAL_CREDENTIALS, LOCAL_REGION, startLocalEndpoints } from '../../lib/local/endpoints.js'
 import { ensureBucket, ensureCatalogTable, ensureControlTable } from '../../lib/local/init.js'
 import { FAULTS, Fleet, runSchedule, type HarnessEnv, type ScheduleResult } from './harness.js'
 import { makeForeignAppender } from './foreign.js'
+
+// Orphan cleanup logs every table at INFO in this process: keep the output to the harness's own lines.
+logger.setLogLevel('WARN')
 
 const { values } = parseArgs({
   options: {
