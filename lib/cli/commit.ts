@@ -1,11 +1,9 @@
 /** `floe commit`: run the committer once, as the scheduled Lambda would, and say what it did. */
 import { parseArgs } from 'node:util'
-import { createCatalog } from '../catalog/index.js'
+import { createCommitterDeps } from '../../functions/committer.js'
 import { createClients, destroyClients } from '../clients.js'
 import { runCommitter, type CommitRunResult } from '../commit/committer.js'
 import { loadConfig } from '../config.js'
-import { createControlContext } from '../control/context.js'
-import { createFileIO } from '../io/index.js'
 import type { Command } from './command.js'
 
 export function formatCommitRun(run: CommitRunResult): string {
@@ -55,8 +53,7 @@ given ones) gets one snapshot, under the table's commit lease. Exit code 1 if an
     const config = loadConfig(process.env)
     const clients = createClients({ region: config.region, maxAttempts: config.awsMaxAttempts })
     try {
-      const io = createFileIO(clients)
-      const deps = { config, io, catalog: createCatalog(config, clients, io), control: createControlContext(config, clients.doc, io) }
+      const deps = await createCommitterDeps(config, clients)
       const run = await runCommitter(deps, { tables: values.table })
       if (values.json) {
         const json = { ...run, results: run.results.map((r) => ({ ...r, error: r.error ? `${r.error.name}: ${r.error.message}` : undefined })) }

@@ -1,11 +1,9 @@
 /** `floe status`: per table, the backlog, the last commit, and committed offsets against writer checkpoints. */
 import { parseArgs } from 'node:util'
-import { createCatalog } from '../catalog/index.js'
+import { createCommitterDeps } from '../../functions/committer.js'
 import { createClients, destroyClients } from '../clients.js'
 import { pipelineStatus, type TableStatus } from '../commit/status.js'
 import { loadConfig } from '../config.js'
-import { createControlContext } from '../control/context.js'
-import { createFileIO } from '../io/index.js'
 import type { Command } from './command.js'
 
 const age = (ms: number) => (ms < 120_000 ? `${Math.round(ms / 1000)}s` : ms < 7_200_000 ? `${Math.round(ms / 60_000)}m` : `${(ms / 3_600_000).toFixed(1)}h`)
@@ -54,9 +52,8 @@ so the lag counts offsets, not rows still to come).
     const config = loadConfig(process.env)
     const clients = createClients({ region: config.region, maxAttempts: config.awsMaxAttempts })
     try {
-      const io = createFileIO(clients)
       const statuses = await pipelineStatus(
-        { config, catalog: createCatalog(config, clients, io), control: createControlContext(config, clients.doc, io) },
+        await createCommitterDeps(config, clients),
         { tables: values.table },
       )
       process.stdout.write(values.json ? `${JSON.stringify(statuses, (_k, v) => (typeof v === 'bigint' ? v.toString() : v), 2)}\n` : formatStatus(statuses))
