@@ -4,6 +4,7 @@
  * Exits non-zero if any record was lost or duplicated; a failure prints its seed and schedule
  * index so it can be replayed exactly with --only.
  */
+// oxlint-disable-next-line no-unassigned-import -- imported for its side effect, before lib/log.js builds Metrics
 import './quiet.js'
 import { parseArgs } from 'node:util'
 import { createClients } from '../../lib/clients.js'

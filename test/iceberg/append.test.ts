@@ -7,10 +7,8 @@
 import { randomUUID } from 'node:crypto'
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join, relative } from 'node:path'
-import { Readable } from 'node:stream'
 import { gunzipSync } from 'node:zlib'
 import { PutObjectCommand } from '@aws-sdk/client-s3'
-import avro from 'avsc'
 import { parquetMetadata, parquetReadObjects } from 'hyparquet'
 import { compressors } from 'hyparquet-compressors'
 import { icebergRead } from 'icebird'
@@ -28,6 +26,7 @@ import type { NestedField } from '../../lib/schema/types.js'
 import { coerceRecord, encodeParquet } from '../../lib/writer/columnar/index.js'
 import { createTestBucket, testAws } from '../helpers/aws.js'
 import { ICEBERG } from './fixture-tables.js'
+import { fieldsWithoutIds, plainDecode } from '../helpers/plain-avro.js'
 
 const TABLES = [
   { name: 'v2 unpartitioned (Trino)', dir: 'iceberg-cxx/tests/tables/no_partitioning' },
@@ -68,55 +67,6 @@ beforeAll(() => {
 afterAll(() => {
   globalThis.fetch = realFetch
 })
-
-const longAsString = avro.types.LongType.__with({ // oxlint-disable-line no-underscore-dangle -- avsc's documented API for custom long types
-  fromBuffer: (b: Buffer) => b.readBigInt64LE().toString(),
-  toBuffer: (s: string) => {
-    const b = Buffer.alloc(8)
-    b.writeBigInt64LE(BigInt(s))
-    return b
-  },
-  fromJSON: String,
-  toJSON: String,
-  isValid: (s: unknown) => typeof s === 'string',
-  compare: () => 0,
-})
-
-async function plainDecode(bytes: Uint8Array): Promise<{ schema: unknown; records: Record<string, unknown>[] }> {
-  return new Promise((resolve, reject) => {
-    const records: Record<string, unknown>[] = []
-    let schema: unknown
-    Readable.from([Buffer.from(bytes)])
-      .pipe(
-        new avro.streams.BlockDecoder({
-          parseHook: (s: unknown) => {
-            schema = s
-            return avro.Type.forSchema(s as avro.Schema, { typeHook: (t: unknown) => (t === 'long' || (t as { type?: unknown })?.type === 'long' ? longAsString : undefined) as never })
-          },
-        }),
-      )
-      .on('data', (r: Record<string, unknown>) => records.push(r))
-      .on('error', reject)
-      .on('end', () => resolve({ schema, records }))
-  })
-}
-
-function fieldsWithoutIds(schema: unknown): string[] {
-  const out: string[] = []
-  const visit = (t: unknown, p: string): void => {
-    if (Array.isArray(t)) return t.forEach((b) => visit(b, p))
-    if (!t || typeof t !== 'object') return
-    const o = t as Record<string, unknown>
-    if (o.type === 'array') visit(o.items, p)
-    if (o.type !== 'record') return
-    for (const f of o.fields as Record<string, unknown>[]) {
-      if (typeof f['field-id'] !== 'number') out.push(`${p}.${String(f.name)}`)
-      visit(f.type, `${p}.${String(f.name)}`)
-    }
-  }
-  visit(schema, '')
-  return out
-}
 
 // Numbers to 12 significant digits: icebird scales decimals in floating point (24710.350000000002).
 async function readText(io: FileIO, path: string): Promise<string> {

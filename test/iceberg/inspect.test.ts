@@ -1,40 +1,14 @@
 import { readFileSync } from 'node:fs'
 import { gunzipSync } from 'node:zlib'
-import avro from 'avsc'
 import { isLosslessNumber, parse } from 'lossless-json'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { inspectCommand, inspectTable } from '../../lib/cli/inspect.js'
 import { findCurrentMetadataPath, readTableMetadata } from '../../lib/iceberg/metadata-io.js'
 import { localIO, mapPath, rel, tableDirs, tableIO, tablePathMap } from './fixture-tables.js'
+import { plainRecords } from '../helpers/plain-avro.js'
 
 /** Tables whose metadata was hand-edited and whose Avro files were never committed. */
 const NO_AVRO = ['partitioned_table_with_missing_spec', 'partitioned_table_with_multiple_spec', 'partitioned_table_with_void_transform']
-
-// Plain avsc, no Iceberg knowledge: longs as decimal strings so ids above 2^53 cannot round.
-// oxlint-disable-next-line no-underscore-dangle -- avsc's documented API for custom long types
-const longAsString = avro.types.LongType.__with({
-  fromBuffer: (b: Buffer) => b.readBigInt64LE().toString(),
-  toBuffer: (s: string) => {
-    const b = Buffer.alloc(8)
-    b.writeBigInt64LE(BigInt(s))
-    return b
-  },
-  fromJSON: String,
-  toJSON: String,
-  isValid: (s: unknown) => typeof s === 'string',
-  compare: () => 0,
-})
-
-function plainRecords(path: string): Promise<Record<string, unknown>[]> {
-  return new Promise((resolve, reject) => {
-    const out: Record<string, unknown>[] = []
-    avro
-      .createFileDecoder(path, { parseHook: (s: unknown) => avro.Type.forSchema(s as avro.Schema, { registry: { long: longAsString }, typeHook: (t: unknown) => (t === 'long' || (t as { type?: unknown })?.type === 'long' ? longAsString : undefined) as never }) })
-      .on('data', (r: Record<string, unknown>) => out.push(r))
-      .on('error', reject)
-      .on('end', () => resolve(out))
-  })
-}
 
 /** File and record counts of the current snapshot, from the raw JSON and Avro only. */
 async function independentCounts(metadataPath: string, dir: string) {

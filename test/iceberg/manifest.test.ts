@@ -1,6 +1,4 @@
 import { readFileSync } from 'node:fs'
-import { Readable } from 'node:stream'
-import avro from 'avsc'
 import { describe, expect, it } from 'vitest'
 import { IcebergError } from '../../lib/errors.js'
 import { readAvroFile } from '../../lib/iceberg/avro.js'
@@ -9,6 +7,7 @@ import { decodeManifestList, encodeManifestList } from '../../lib/iceberg/manife
 import type { ManifestFile, PartitionSpec } from '../../lib/iceberg/types.js'
 import type { Schema } from '../../lib/schema/types.js'
 import { ICEBERG, allFixtureFiles, rel } from './fixture-tables.js'
+import { fieldsWithoutIds, plainDecode } from '../helpers/plain-avro.js'
 
 const BROKEN_AVRO: Record<string, string> = {
   'iceberg-cxx/tests/metadata/broken1.avro': 'cannot decode Avro: truncated header',
@@ -87,60 +86,6 @@ describe('manifest lists from different writers', () => {
     expect(list(p)[0]!.addedSnapshotId).toBe(8656952484400131532n)
   })
 })
-
-/** Decode with avsc's own container reader: no Iceberg knowledge, no field-id resolution. */
-async function plainDecode(bytes: Uint8Array): Promise<{ schema: { fields: Record<string, unknown>[] }; meta: Record<string, string>; records: Record<string, unknown>[] }> {
-  // oxlint-disable-next-line no-underscore-dangle -- avsc's documented API for custom long types
-  const longAsString = avro.types.LongType.__with({
-    fromBuffer: (b: Buffer) => b.readBigInt64LE().toString(),
-    toBuffer: (s: string) => {
-      const b = Buffer.alloc(8)
-      b.writeBigInt64LE(BigInt(s))
-      return b
-    },
-    fromJSON: String,
-    toJSON: String,
-    isValid: (s: unknown) => typeof s === 'string',
-    compare: () => 0,
-  })
-  return new Promise((resolve, reject) => {
-    const records: Record<string, unknown>[] = []
-    let schema: unknown
-    let meta: Record<string, string> = {}
-    Readable.from([Buffer.from(bytes)])
-      .pipe(
-        new avro.streams.BlockDecoder({
-          parseHook: (s: unknown) => {
-            schema = s
-            return avro.Type.forSchema(s as avro.Schema, { registry: { long: longAsString }, typeHook: (t: unknown) => (t === 'long' || (t as { type?: unknown })?.type === 'long' ? longAsString : undefined) as never })
-          },
-        }),
-      )
-      .on('metadata', (_type: unknown, _codec: string, header: { meta: Record<string, Buffer> }) => {
-        meta = Object.fromEntries(Object.entries(header.meta).map(([k, v]) => [k, v.toString()]))
-      })
-      .on('data', (r: Record<string, unknown>) => records.push(r))
-      .on('error', reject)
-      .on('end', () => resolve({ schema: schema as never, meta, records }))
-  })
-}
-
-function fieldsWithoutIds(schema: unknown, path = ''): string[] {
-  const out: string[] = []
-  const visit = (t: unknown, p: string) => {
-    if (Array.isArray(t)) t.forEach((b) => visit(b, p))
-    else if (t && typeof t === 'object') {
-      const o = t as Record<string, unknown>
-      if (o.type === 'record') for (const f of o.fields as Record<string, unknown>[]) {
-        if (typeof f['field-id'] !== 'number') out.push(`${p}.${String(f.name)}`)
-        visit(f.type, `${p}.${String(f.name)}`)
-      }
-      if (o.type === 'array') visit(o.items, p)
-    }
-  }
-  visit(schema, path)
-  return out
-}
 
 describe('written manifests and lists', () => {
   const schema: Schema = {

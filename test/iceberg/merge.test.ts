@@ -1,8 +1,6 @@
 import { cpSync, mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { Readable } from 'node:stream'
-import avro from 'avsc'
 import { icebergRead } from 'icebird'
 import { describe, expect, it } from 'vitest'
 import { appendFiles, filesWrittenBy } from '../../lib/iceberg/append.js'
@@ -19,6 +17,7 @@ import type { Schema } from '../../lib/schema/types.js'
 import { coerceRecord, encodeParquet } from '../../lib/writer/columnar/index.js'
 import { createTestBucket, testAws } from '../helpers/aws.js'
 import { ICEBERG, localIO, tableIO } from './fixture-tables.js'
+import { plainDecode } from '../helpers/plain-avro.js'
 
 const schema: Schema = {
   type: 'struct',
@@ -73,39 +72,6 @@ async function expectListMatchesManifests(io: FileIO, md: TableMetadata): Promis
     const spec = specById(md, m.partitionSpecId)
     expect(m.partitions).toEqual(summarizePartitions(spec, currentSchema(md), entries.map((e) => e.dataFile.partition), boundBytes))
   }
-}
-
-// A plain Avro reader that knows nothing of Iceberg (longs as decimal strings: snapshot ids exceed 2^53).
-const longAsString = avro.types.LongType.__with({ // oxlint-disable-line no-underscore-dangle -- avsc's documented API for custom long types
-  fromBuffer: (b: Buffer) => b.readBigInt64LE().toString(),
-  toBuffer: (s: string) => {
-    const b = Buffer.alloc(8)
-    b.writeBigInt64LE(BigInt(s))
-    return b
-  },
-  fromJSON: String,
-  toJSON: String,
-  isValid: (s: unknown) => typeof s === 'string',
-  compare: () => 0,
-})
-
-function plainDecode(bytes: Uint8Array): Promise<{ schema: Record<string, unknown>; records: Record<string, unknown>[] }> {
-  return new Promise((resolve, reject) => {
-    const records: Record<string, unknown>[] = []
-    let writerSchema: Record<string, unknown> = {}
-    Readable.from([Buffer.from(bytes)])
-      .pipe(
-        new avro.streams.BlockDecoder({
-          parseHook: (s: unknown) => {
-            writerSchema = s as Record<string, unknown>
-            return avro.Type.forSchema(s as avro.Schema, { typeHook: (t: unknown) => (t === 'long' || (t as { type?: unknown })?.type === 'long' ? longAsString : undefined) as never })
-          },
-        }),
-      )
-      .on('data', (r: Record<string, unknown>) => records.push(r))
-      .on('error', reject)
-      .on('end', () => resolve({ schema: writerSchema, records }))
-  })
 }
 
 describe('packEnd (Java ListPacker, lookback 1, packed from the end)', () => {

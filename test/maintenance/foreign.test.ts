@@ -8,7 +8,6 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, write
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { gunzipSync } from 'node:zlib'
-import avro from 'avsc'
 import { parse } from 'lossless-json'
 import { afterAll, describe, expect, it } from 'vitest'
 import { findCurrentMetadataPath, readTableMetadata } from '../../lib/iceberg/metadata-io.js'
@@ -18,37 +17,13 @@ import { removeOrphanFiles } from '../../lib/maintenance/orphans.js'
 import type { MaintenanceDeps } from '../../lib/maintenance/types.js'
 import { testControl } from '../control/context.js'
 import { localIO, mapPath, rel, tableDirs, tablePathMap } from '../iceberg/fixture-tables.js'
+import { plainRecords } from '../helpers/plain-avro.js'
 
 /** Hand-edited tables whose Avro files were never committed: cleanup must refuse them (see below). */
 const NO_AVRO = ['partitioned_table_with_missing_spec', 'partitioned_table_with_multiple_spec', 'partitioned_table_with_void_transform']
 const HOUR = 3_600_000
 const root = mkdtempSync(path.join(tmpdir(), 'floe-orphans-'))
 afterAll(() => rmSync(root, { recursive: true, force: true }))
-
-// oxlint-disable-next-line no-underscore-dangle -- avsc's documented API for custom long types
-const longAsString = avro.types.LongType.__with({
-  fromBuffer: (b: Buffer) => b.readBigInt64LE().toString(),
-  toBuffer: (s: string) => {
-    const b = Buffer.alloc(8)
-    b.writeBigInt64LE(BigInt(s))
-    return b
-  },
-  fromJSON: String,
-  toJSON: String,
-  isValid: (s: unknown) => typeof s === 'string',
-  compare: () => 0,
-})
-
-function plainRecords(file: string): Promise<Record<string, unknown>[]> {
-  return new Promise((resolve, reject) => {
-    const out: Record<string, unknown>[] = []
-    avro
-      .createFileDecoder(file, { parseHook: (s: unknown) => avro.Type.forSchema(s as avro.Schema, { registry: { long: longAsString }, typeHook: (t: unknown) => (t === 'long' || (t as { type?: unknown })?.type === 'long' ? longAsString : undefined) as never }) })
-      .on('data', (r: Record<string, unknown>) => out.push(r))
-      .on('error', reject)
-      .on('end', () => resolve(out))
-  })
-}
 
 /**
  * Local paths of every file the metadata references, from raw JSON and Avro; `missing`: manifest
