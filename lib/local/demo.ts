@@ -5,7 +5,7 @@
  * reproduced and its counts checked.
  */
 import type { Routes } from '../config.js'
-import type { KafkaLog, LogRecord } from './esm.js'
+import type { KafkaLog, LogRecord } from './kafka-log.js'
 
 export interface DemoOptions {
   records: number

@@ -7,7 +7,7 @@
  */
 import { readFileSync } from 'node:fs'
 import { ConfigError } from '../errors.js'
-import type { KafkaLog } from './esm.js'
+import type { KafkaLog } from './kafka-log.js'
 
 const enc = new TextEncoder()
 

@@ -12,7 +12,8 @@ import { listCheckpoints } from '../control/checkpoints.js'
 import { createControlContext } from '../control/context.js'
 import { listPendingTables } from '../control/pending.js'
 import type { FileIO } from '../io/types.js'
-import { EventSourceMapping, type KafkaLog } from './esm.js'
+import { EventSourceMapping } from './esm.js'
+import type { KafkaLog } from './kafka-log.js'
 
 export interface Progress {
   delivered: number

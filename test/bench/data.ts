@@ -4,7 +4,7 @@
  * source mapping cuts them, and the same records as NDJSON for DuckDB.
  */
 import { writeFileSync } from 'node:fs'
-import { buildEvent, eventRecordBytes, MAX_PAYLOAD_BYTES, type KafkaEvent, type LogRecord } from '../../lib/local/esm.js'
+import { buildEvent, eventRecordBytes, MAX_PAYLOAD_BYTES, type KafkaEvent, type LogRecord } from '../../lib/local/kafka-log.js'
 
 const CITIES = ['Oslo', 'Lisboa', 'München', 'Zürich', 'São Paulo', 'Kyiv', 'Nairobi', 'Lima']
 const T0 = 1_714_557_600_000

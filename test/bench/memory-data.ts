@@ -1,5 +1,5 @@
 /** The memory bench's input: 200-column records routed by `kind` to dynamic tables, identity-partitioned by `slot`. */
-import type { KafkaEvent } from '../../lib/local/esm.js'
+import type { KafkaEvent } from '../../lib/local/kafka-log.js'
 import { cutEvents, wideRecord } from './data.js'
 
 export const memoryRoutes = (namespace: string) => ({
