@@ -57,5 +57,10 @@ describe('exactly-once under injected faults', () => {
     for (const r of results) for (const [f, n] of Object.entries(r.injected)) injected.set(f, (injected.get(f) ?? 0) + (n ?? 0))
     const never = FAULTS.filter((f) => (injected.get(f) ?? 0) === 0)
     expect(never).toEqual([])
+    // The producers write over time: some batches must have closed on the window, not only on count.
+    const closes = { count: 0, window: 0 }
+    for (const r of results) for (const k of ['count', 'window'] as const) closes[k] += r.batches[k]
+    expect(closes.window, 'batches closed by the batching window').toBeGreaterThan(0)
+    expect(closes.count, 'batches closed by count').toBeGreaterThan(0)
   }, 1_200_000)
 })

@@ -13,7 +13,8 @@ import { loadConfig } from '../../lib/config.js'
 import { rng } from '../../lib/local/demo.js'
 import { removeOrphanFiles } from '../../lib/maintenance/orphans.js'
 import { LOCAL_CREDENTIALS } from '../../lib/local/endpoints.js'
-import { EventSourceMapping, KafkaLog, buildEvent, type KafkaEvent, type LogRecord } from '../../lib/local/esm.js'
+import { EventSourceMapping, type ClosedBy } from '../../lib/local/esm.js'
+import { KafkaLog, buildEvent, type KafkaEvent, type LogRecord } from '../../lib/local/kafka-log.js'
 import { Container, type InvokeResult } from './containers.js'
 import type { Rule, Verdict as ProxyVerdict } from './proxy.js'
 import { findOrphans, judge, readDeadLetters, readTable, type TableContents, type Verdict } from './verify.js'
@@ -63,6 +64,8 @@ export interface ScheduleResult {
   orphansLeft: number
   foreignRows: number
   invocations: number
+  /** Batches the mapping delivered (retries included), by what closed them. */
+  batches: Record<ClosedBy, number>
   ok: boolean
 }
 
@@ -126,6 +129,10 @@ interface Plan {
   topics: { name: string; partitions: number }[]
   recordsPerPartition: number
   batchSize: number
+  /** The mapping's MaximumBatchingWindow, in ms of its (virtual) clock. */
+  batchingWindowMs: number
+  /** Mean gap between a partition's records as produced (0: all there before the mapping starts). */
+  arrivalGapMs: number
   poisonRate: number
   faults: Fault[]
   commitEvery: number
@@ -145,6 +152,8 @@ export function planSchedule(seed: number, index: number): Plan {
     poisonRate: faults.has('poison') ? 0.1 : 0.02,
     faults: [...faults],
     commitEvery: 1 + Math.floor(r() * 4),
+    batchingWindowMs: [50, 200, 500][Math.floor(r() * 3)]!,
+    arrivalGapMs: [0, 1, 4][Math.floor(r() * 3)]!,
   }
 }
 
@@ -156,7 +165,10 @@ function produce(plan: Plan, r: () => number): { log: KafkaLog; produced: { id: 
   for (const t of plan.topics) {
     for (let p = 0; p < t.partitions; p++) {
       let offset = BigInt(Math.floor(r() * 5))
+      let at = 0
       for (let i = 0; i < plan.recordsPerPartition; i++) {
+        // The producer writes over time, in bursts with pauses, so batches also close on the window.
+        at += plan.arrivalGapMs * (r() < 0.1 ? 20 * r() : 2 * r())
         const poison = r() < plan.poisonRate
         // A wrong-typed record is only poison against an established schema: keep it out of the
         // batches (even a merged retry, at most 2 × batchSize) that auto-create the table.
@@ -169,7 +181,7 @@ function produce(plan: Plan, r: () => number): { log: KafkaLog; produced: { id: 
               ? enc.encode('"just a string"')
               : enc.encode(JSON.stringify({ id: i, amount: 'twelve', ts: '2026-11-29T10:00:00Z' }))
           : enc.encode(JSON.stringify({ id: i, amount: Math.round(r() * 10_000) / 100, ts: new Date(Date.UTC(2026, 10, 1) + i * 60_000).toISOString(), note: r() < 0.5 ? null : `n${i}` }))
-        log.append({ topic: t.name, partition: p, offset, timestamp: Date.UTC(2026, 10, 1) + i * 60_000, key: enc.encode(`k${i}`), value })
+        log.append({ topic: t.name, partition: p, offset, timestamp: Date.UTC(2026, 10, 1) + i * 60_000, key: enc.encode(`k${i}`), value, availableAt: Math.round(at) })
         produced.push({ id: `${t.name}-${p}@${offset}`, poison })
         ends.set(`${t.name}-${p}`, offset + 1n)
         offset += r() < 0.1 ? 3n : 1n // gaps, as after compaction or transaction markers
@@ -400,9 +412,11 @@ export async function runSchedule(env: HarnessEnv, fleet: Fleet, seed: number, i
 
   const esm = new EventSourceMapping(log, invokeWriter, {
     batchSize: plan.batchSize,
+    batchingWindowMs: plan.batchingWindowMs,
     rebatch: (attempt) => (['same', 'split', 'merge'] as const)[attempt % 3]!,
   })
-  await esm.drain({ concurrency: 1, maxInvocations: 500 })
+  const batches: Record<ClosedBy, number> = { count: 0, payload: 0, window: 0 }
+  await esm.drain({ concurrency: 1, maxInvocations: 500, onBatch: (o) => void (o.closedBy && batches[o.closedBy]++) })
   if (plan.faults.includes('poison')) injected.poison = produced.filter((p) => p.poison).length
 
   // Settle: run committers without faults until nothing is pending.
@@ -456,6 +470,7 @@ export async function runSchedule(env: HarnessEnv, fleet: Fleet, seed: number, i
     orphansLeft,
     foreignRows: tables.reduce((s, t) => s + t.foreignRows, 0),
     invocations,
+    batches,
     ok,
   }
 }

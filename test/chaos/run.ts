@@ -56,6 +56,7 @@ const lanes = Array.from({ length: Math.max(1, Number(values.parallel)) }, (_, i
 })
 let exitCode = 0
 const totals = { schedules: 0, produced: 0, inTable: 0, inDeadLetters: 0, lost: 0, duplicated: 0, both: 0, offsetMismatches: 0, orphansFound: 0, orphansLeft: 0, foreignRows: 0, invocations: 0 }
+const batches = { count: 0, payload: 0, window: 0 }
 const injected: Record<string, number> = Object.fromEntries(FAULTS.map((f) => [f, 0]))
 const started = Date.now()
 const stop = async () => {
@@ -79,6 +80,7 @@ try {
     totals.orphansLeft += result.orphansLeft
     totals.foreignRows += result.foreignRows
     totals.invocations += result.invocations
+    for (const [k, n] of Object.entries(result.batches)) batches[k as keyof typeof batches] += n
     for (const [f, n] of Object.entries(result.injected)) injected[f] = (injected[f] ?? 0) + (n ?? 0)
     if (!result.ok) {
       exitCode = 1
@@ -111,6 +113,7 @@ console.log('\nchaos summary')
 console.log(`  seed                 ${seed}`)
 console.log(`  schedules run        ${totals.schedules}`)
 console.log(`  invocations          ${totals.invocations}`)
+console.log(`  batches closed by    count ${batches.count}, window ${batches.window}, payload ${batches.payload}`)
 console.log(`  records produced     ${totals.produced}`)
 console.log(`  in table             ${totals.inTable}`)
 console.log(`  in dead-letter store ${totals.inDeadLetters}`)
