@@ -1,11 +1,13 @@
 /**
- * `npm run chaos -- --schedules N --seed S [--only I] [--parallel L]`: run N fault-injection schedules against
- * DynamoDB Local and s3rver and print what was injected and what the independent reader found.
+ * `npm run chaos -- --schedules N --seed S [--only I] [--parallel L]`: run N fault-injection
+ * schedules against DynamoDB Local and s3rver, over L lanes (default: cores + 1, at most 4), and
+ * print what was injected and what the independent reader found.
  * Exits non-zero if any record was lost or duplicated; a failure prints its seed and schedule
  * index so it can be replayed exactly with --only.
  */
 // oxlint-disable-next-line no-unassigned-import -- imported for its side effect, before lib/log.js builds Metrics
 import './quiet.js'
+import { availableParallelism } from 'node:os'
 import { parseArgs } from 'node:util'
 import { createClients } from '../../lib/clients.js'
 import { logger } from '../../lib/log.js'
@@ -22,7 +24,9 @@ const { values } = parseArgs({
     schedules: { type: 'string', default: '100' },
     seed: { type: 'string', default: '1' },
     only: { type: 'string' },
-    parallel: { type: 'string', default: '1' },
+    // Lanes of containers: schedules spend much of their time waiting on the emulators, so one
+    // lane more than there are cores keeps the CPUs busy (3 on a 2-core machine).
+    parallel: { type: 'string', default: String(Math.min(4, availableParallelism() + 1)) },
   },
 })
 const seed = Number(values.seed)
