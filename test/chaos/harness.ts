@@ -17,7 +17,7 @@ import { EventSourceMapping, type ClosedBy } from '../../lib/local/esm.js'
 import { KafkaLog, buildEvent, type KafkaEvent, type LogRecord } from '../../lib/local/kafka-log.js'
 import { Container, type InvokeResult } from './containers.js'
 import type { Rule, Verdict as ProxyVerdict } from './proxy.js'
-import { findOrphans, judge, readDeadLetters, readTable, type TableContents, type Verdict } from './verify.js'
+import { findOrphans, judge, readCheckpoints, readDeadLetters, readTable, type TableContents, type Verdict } from './verify.js'
 
 export const FAULTS = [
   'writer-kill-before-s3',
@@ -456,7 +456,8 @@ export async function runSchedule(env: HarnessEnv, fleet: Fleet, seed: number, i
   }
   const ours = new Set(produced.map((p) => p.id))
   for (const id of [...dead.keys()]) if (!ours.has(id)) dead.delete(id)
-  const verdict = judge(produced, tables, dead, ends, env.pipeline)
+  const checkpoints = await readCheckpoints(env.ddb, env.controlTable, env.pipeline, [...ends.keys()])
+  const verdict = judge(produced, tables, dead, ends, env.pipeline, checkpoints)
   const poisonInTable = produced.filter((p) => p.poison && (tables.some((t) => t.rows.has(p.id)))).map((p) => p.id)
   if (poisonInTable.length) verdict.both.push(...poisonInTable.map((id) => `${id} (poison in table)`))
   const ok = !verdict.lost.length && !verdict.duplicated.length && !verdict.both.length && !verdict.offsetMismatches.length && orphansLeft === 0

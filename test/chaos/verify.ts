@@ -155,8 +155,29 @@ export interface Verdict {
 }
 
 /**
- * Compare what was produced with what landed. `expectedDead` are records that must be dead
- * letters (poison); every other record must be in exactly one table row.
+ * Each partition's offset checkpoint, read with a raw GetItem in the layout
+ * docs/commit-protocol.md documents (`ckpt#<pipeline>#<topic>#<partition>`, `next` as a decimal
+ * string); `undefined` where there is none.
+ */
+export async function readCheckpoints(ddb: DynamoDBClient, controlTable: string, pipeline: string, partitions: string[]): Promise<Map<string, bigint | undefined>> {
+  const out = new Map<string, bigint | undefined>()
+  for (const tp of partitions) {
+    const at = tp.lastIndexOf('-')
+    const item = await ddb.send(
+      new GetItemCommand({ TableName: controlTable, Key: { pk: { S: `ckpt#${pipeline}#${tp.slice(0, at)}#${tp.slice(at + 1)}` }, sk: { S: 'ckpt' } }, ConsistentRead: true }),
+    )
+    const next = item.Item?.next?.S
+    out.set(tp, next === undefined ? undefined : BigInt(next))
+  }
+  return out
+}
+
+/**
+ * Compare what was produced with what landed: every record in exactly one table row or exactly
+ * one dead letter. Offsets, per partition: the checkpoint must equal the log-end offset (every
+ * record consumed), and the tables' summary offset must equal it too — or, where the partition
+ * ends in a run of dead letters, no table snapshot was needed for them: then every record at or
+ * after the summary offset must be a dead letter.
  */
 export function judge(
   produced: { id: string; poison: boolean }[],
@@ -164,6 +185,7 @@ export function judge(
   dead: Map<string, { count: number }>,
   expectedOffsets: Map<string, bigint>,
   pipeline: string,
+  checkpoints: Map<string, bigint | undefined>,
 ): Verdict {
   const rows = new Map<string, number>()
   for (const t of tables) for (const [id, n] of t.rows) rows.set(id, (rows.get(id) ?? 0) + n)
@@ -177,9 +199,6 @@ export function judge(
     if (inTable > 0) v.inTable++
     if (inDead > 0) v.inDeadLetters++
   }
-  // Summary offsets: per partition, the tables' committed offset must cover the last record that
-  // landed in a table and never pass the partition's end (a trailing run of dead letters may be
-  // covered by the checkpoint only: no table snapshot needed to record it).
   const committed = new Map<string, bigint>()
   for (const t of tables) {
     const raw = t.summary[`floe.offsets.${pipeline}`]
@@ -189,18 +208,19 @@ export function judge(
       if ((committed.get(tp) ?? -1n) < n) committed.set(tp, n)
     }
   }
-  const lastInTable = new Map<string, bigint>()
-  for (const id of rows.keys()) {
+  const split = (id: string) => {
     const at = id.lastIndexOf('@')
-    const tp = id.slice(0, at)
-    const off = BigInt(id.slice(at + 1))
-    if ((lastInTable.get(tp) ?? -1n) < off) lastInTable.set(tp, off)
+    return { tp: id.slice(0, at), offset: BigInt(id.slice(at + 1)) }
   }
   for (const [tp, end] of expectedOffsets) {
     const got = committed.get(tp)
-    const last = lastInTable.get(tp)
+    const checkpoint = checkpoints.get(tp)
+    if (checkpoint !== end) v.offsetMismatches.push(`${tp}: checkpoint ${checkpoint} != end ${end}`)
     if (got !== undefined && got > end) v.offsetMismatches.push(`${tp}: summary ${got} > end ${end}`)
-    if (last !== undefined && (got === undefined || got < last + 1n)) v.offsetMismatches.push(`${tp}: summary ${got} < last row ${last} + 1`)
+    if (got === end) continue
+    const uncovered = produced.map((p) => ({ ...p, ...split(p.id) })).filter((p) => p.tp === tp && (got === undefined || p.offset >= got))
+    const notDead = uncovered.filter((p) => !dead.has(p.id))
+    if (notDead.length > 0) v.offsetMismatches.push(`${tp}: summary ${got} != end ${end}, and ${notDead[0]!.id} (of ${notDead.length}) after it is not a dead letter`)
   }
   return v
 }
