@@ -26,15 +26,8 @@ export async function createCommitterDeps(config: FloeConfig, clients: AwsClient
   return { config, io, catalog: await createCatalog(config, clients, io), control: createControlContext(config, clients.doc, io) }
 }
 
-export interface CommitterSummary {
-  tables: number
-  committed: number
-  failures: number
-  busy: number
-  deferred: number
-  batches: number
-  files: number
-  records: number
+/** The run's counts as they are, and its results as JSON (snapshot ids as strings, errors as text). */
+export type CommitterSummary = Omit<CommitRunResult, 'results'> & {
   results: { table: string; status: string; snapshotId?: string; batches: number; alreadyCommitted: number; conflicts: number; error?: string }[]
 }
 

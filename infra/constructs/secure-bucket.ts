@@ -17,17 +17,23 @@ export interface SecureBucketProps {
 /** FilterId dimension of a bucket's whole-bucket request metrics. */
 export const ENTIRE_BUCKET = 'EntireBucket'
 
+/** What every Floe bucket has: encrypted, TLS 1.2+ only, private, owner-enforced, unversioned, retained. */
+const LOCKED_DOWN = {
+  encryption: s3.BucketEncryption.S3_MANAGED,
+  enforceSSL: true,
+  minimumTLSVersion: 1.2,
+  blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+  // Also what the S3 logging service needs to deliver access logs through a bucket policy.
+  objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
+  // Iceberg files are immutable and deleted on purpose (expire snapshots, orphan cleanup):
+  // versioning would keep every deleted data file and bill for it forever.
+  versioned: false,
+  removalPolicy: RemovalPolicy.RETAIN,
+} satisfies s3.BucketProps
+
 export function secureBucket(scope: Construct, id: string, props: SecureBucketProps): s3.Bucket {
   const bucket = new s3.Bucket(scope, id, {
-    encryption: s3.BucketEncryption.S3_MANAGED,
-    enforceSSL: true,
-    minimumTLSVersion: 1.2,
-    blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
-    objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
-    // Iceberg files are immutable and deleted on purpose (expire snapshots, orphan cleanup):
-    // versioning would keep every deleted data file and bill for it forever.
-    versioned: false,
-    removalPolicy: RemovalPolicy.RETAIN,
+    ...LOCKED_DOWN,
     serverAccessLogsBucket: props.accessLogs?.bucket,
     serverAccessLogsPrefix: props.accessLogs?.prefix,
     lifecycleRules: [{ id: 'abort-incomplete-uploads', abortIncompleteMultipartUploadAfter: Duration.days(1) }, ...(props.lifecycleRules ?? [])],
@@ -39,14 +45,7 @@ export function secureBucket(scope: Construct, id: string, props: SecureBucketPr
 /** The bucket that receives the other buckets' server access logs. */
 export function accessLogBucket(scope: Construct, id: string, retentionDays: number): s3.Bucket {
   const bucket = new s3.Bucket(scope, id, {
-    encryption: s3.BucketEncryption.S3_MANAGED,
-    enforceSSL: true,
-    minimumTLSVersion: 1.2,
-    blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
-    // The S3 logging service delivers through a bucket policy; it needs ownership enforced too.
-    objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
-    versioned: false,
-    removalPolicy: RemovalPolicy.RETAIN,
+    ...LOCKED_DOWN,
     lifecycleRules: [{ id: 'expire-access-logs', expiration: Duration.days(retentionDays) }],
   })
   Validations.of(bucket).acknowledge({

@@ -4,7 +4,7 @@ import { createCommitterDeps } from '../../functions/committer.js'
 import { createClients, destroyClients } from '../clients.js'
 import { runCommitter, type CommitRunResult } from '../commit/committer.js'
 import { loadConfig } from '../config.js'
-import type { Command } from './command.js'
+import { jsonText, TABLE_OPTIONS, type Command } from './command.js'
 
 export function formatCommitRun(run: CommitRunResult): string {
   const lines = run.results.map((r) => {
@@ -42,7 +42,7 @@ given ones) gets one snapshot, under the table's commit lease. Exit code 1 if an
   async run(argv) {
     const { values } = parseArgs({
       args: argv,
-      options: { table: { type: 'string', multiple: true }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+      options: TABLE_OPTIONS,
       strict: true,
       allowPositionals: false,
     })
@@ -57,7 +57,7 @@ given ones) gets one snapshot, under the table's commit lease. Exit code 1 if an
       const run = await runCommitter(deps, { tables: values.table })
       if (values.json) {
         const json = { ...run, results: run.results.map((r) => ({ ...r, error: r.error ? `${r.error.name}: ${r.error.message}` : undefined })) }
-        process.stdout.write(`${JSON.stringify(json, (_k, v) => (typeof v === 'bigint' ? v.toString() : v), 2)}\n`)
+        process.stdout.write(jsonText(json))
       } else {
         process.stdout.write(formatCommitRun(run))
       }

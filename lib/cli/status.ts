@@ -4,7 +4,7 @@ import { createCommitterDeps } from '../../functions/committer.js'
 import { createClients, destroyClients } from '../clients.js'
 import { pipelineStatus, type TableStatus } from '../commit/status.js'
 import { loadConfig } from '../config.js'
-import type { Command } from './command.js'
+import { jsonText, TABLE_OPTIONS, type Command } from './command.js'
 
 const age = (ms: number) => (ms < 120_000 ? `${Math.round(ms / 1000)}s` : ms < 7_200_000 ? `${Math.round(ms / 60_000)}m` : `${(ms / 3_600_000).toFixed(1)}h`)
 
@@ -41,7 +41,7 @@ so the lag counts offsets, not rows still to come).
   async run(argv) {
     const { values } = parseArgs({
       args: argv,
-      options: { table: { type: 'string', multiple: true }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+      options: TABLE_OPTIONS,
       strict: true,
       allowPositionals: false,
     })
@@ -56,7 +56,7 @@ so the lag counts offsets, not rows still to come).
         await createCommitterDeps(config, clients),
         { tables: values.table },
       )
-      process.stdout.write(values.json ? `${JSON.stringify(statuses, (_k, v) => (typeof v === 'bigint' ? v.toString() : v), 2)}\n` : formatStatus(statuses))
+      process.stdout.write(values.json ? jsonText(statuses) : formatStatus(statuses))
       return 0
     } finally {
       destroyClients(clients)

@@ -10,6 +10,7 @@ import { logger } from '../log.js'
 import { dataFileToJSON } from '../iceberg/datafile-json.js'
 import { readCheckpoints } from './checkpoints.js'
 import { cancellationCodes, wrapDynamoError } from './errors.js'
+import { pages } from './paging.js'
 import {
   batchIdFor,
   batchPartition,
@@ -230,25 +231,15 @@ function validate(req: RegisterRequest): void {
 /** Pending (uncommitted) batches of a table: for back pressure. Consistent. */
 export async function countPendingBatches(ctx: ControlContext, pipeline: string, table: string): Promise<number> {
   let count = 0
-  let start: Record<string, unknown> | undefined
-  do {
-    let page
-    try {
-      page = await ctx.doc.send(
-        new QueryCommand({
-          TableName: ctx.table,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
-          ExpressionAttributeValues: { ':pk': batchPartition(pipeline, table), ':p': PENDING_PREFIX },
-          Select: 'COUNT',
-          ConsistentRead: true,
-          ExclusiveStartKey: start,
-        }),
-      )
-    } catch (err) {
-      throw wrapDynamoError(`counting pending batches of ${table} in ${ctx.table}`, err)
-    }
-    count += page.Count ?? 0
-    start = page.LastEvaluatedKey
-  } while (start)
+  const query = (start: Record<string, unknown> | undefined) =>
+    new QueryCommand({
+      TableName: ctx.table,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
+      ExpressionAttributeValues: { ':pk': batchPartition(pipeline, table), ':p': PENDING_PREFIX },
+      Select: 'COUNT',
+      ConsistentRead: true,
+      ExclusiveStartKey: start,
+    })
+  for await (const page of pages(ctx, `counting pending batches of ${table} in ${ctx.table}`, query)) count += page.Count ?? 0
   return count
 }

@@ -5,6 +5,7 @@
 import { BatchGetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb'
 import { FloeError } from '../errors.js'
 import { sleep, wrapDynamoError } from './errors.js'
+import { pages } from './paging.js'
 import { checkpointKey, checkpointPrefix, partitionKey } from './keys.js'
 import type { ControlContext } from './types.js'
 
@@ -60,22 +61,15 @@ export interface CheckpointItem {
 /** Every checkpoint of a pipeline (a Scan: for `floe status` and tests, not the hot path). */
 export async function listCheckpoints(ctx: ControlContext, pipeline: string): Promise<CheckpointItem[]> {
   const out: CheckpointItem[] = []
-  let start: Record<string, unknown> | undefined
-  do {
-    let page
-    try {
-      page = await ctx.doc.send(
-        new ScanCommand({
-          TableName: ctx.table,
-          FilterExpression: 'begins_with(pk, :p) AND sk = :sk',
-          ExpressionAttributeValues: { ':p': checkpointPrefix(pipeline), ':sk': 'ckpt' },
-          ConsistentRead: true,
-          ExclusiveStartKey: start,
-        }),
-      )
-    } catch (err) {
-      throw wrapDynamoError(`listing checkpoints in ${ctx.table}`, err)
-    }
+  const scan = (start: Record<string, unknown> | undefined) =>
+    new ScanCommand({
+      TableName: ctx.table,
+      FilterExpression: 'begins_with(pk, :p) AND sk = :sk',
+      ExpressionAttributeValues: { ':p': checkpointPrefix(pipeline), ':sk': 'ckpt' },
+      ConsistentRead: true,
+      ExclusiveStartKey: start,
+    })
+  for await (const page of pages(ctx, `listing checkpoints in ${ctx.table}`, scan)) {
     for (const item of page.Items ?? []) {
       out.push({
         topic: item.topic as string,
@@ -85,7 +79,6 @@ export async function listCheckpoints(ctx: ControlContext, pipeline: string): Pr
         updatedAt: item.updatedAt as number | undefined,
       })
     }
-    start = page.LastEvaluatedKey
-  } while (start)
+  }
   return out.sort((a, b) => a.topic.localeCompare(b.topic) || a.partition - b.partition)
 }

@@ -10,6 +10,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb'
 import { FencedError, ThrottledError } from '../errors.js'
 import { logger } from '../log.js'
 import { cancellationCodes, sleep, wrapDynamoError } from './errors.js'
+import { pages } from './paging.js'
 import { committedBatchKey, leaseKey, pendingBatchKey } from './keys.js'
 import type { ControlContext, PendingBatch } from './types.js'
 
@@ -194,24 +195,16 @@ async function transactFenced(ctx: ControlContext, lease: Lease, items: Record<s
 export async function listLeasedTables(ctx: ControlContext, pipeline: string): Promise<string[]> {
   const prefix = leaseKey(pipeline, '').pk
   const tables: string[] = []
-  let start: Record<string, unknown> | undefined
-  do {
-    let page
-    try {
-      page = await ctx.doc.send(
-        new ScanCommand({
-          TableName: ctx.table,
-          FilterExpression: 'begins_with(pk, :p) AND sk = :sk',
-          ExpressionAttributeValues: { ':p': prefix, ':sk': 'lease' },
-          ProjectionExpression: 'pk',
-          ExclusiveStartKey: start,
-        }),
-      )
-    } catch (err) {
-      throw wrapDynamoError(`listing commit leases in ${ctx.table}`, err)
-    }
+  const scan = (start: Record<string, unknown> | undefined) =>
+    new ScanCommand({
+      TableName: ctx.table,
+      FilterExpression: 'begins_with(pk, :p) AND sk = :sk',
+      ExpressionAttributeValues: { ':p': prefix, ':sk': 'lease' },
+      ProjectionExpression: 'pk',
+      ExclusiveStartKey: start,
+    })
+  for await (const page of pages(ctx, `listing commit leases in ${ctx.table}`, scan)) {
     for (const item of page.Items ?? []) tables.push((item.pk as string).slice(prefix.length))
-    start = page.LastEvaluatedKey
-  } while (start)
+  }
   return tables.sort()
 }

@@ -4,6 +4,7 @@ import { FloeError } from '../errors.js'
 import { dataFileFromJSON } from '../iceberg/datafile-json.js'
 import type { DataFile } from '../iceberg/types.js'
 import { sleep, wrapDynamoError } from './errors.js'
+import { pages } from './paging.js'
 import { batchPartition, pendingBatchKey, pendingIndexPk, PENDING_INDEX, PENDING_PREFIX } from './keys.js'
 import type { ControlContext, PendingBatch } from './types.js'
 
@@ -45,27 +46,19 @@ const SUMMARY_FIELDS = ['table', 'batchId', 'writerId', 'createdAt', 'schemaId',
 /** Every pending batch of a table (consistent Query), without file lists. */
 export async function readPendingBatches(ctx: ControlContext, pipeline: string, table: string): Promise<PendingBatch[]> {
   const out: PendingBatch[] = []
-  let start: Record<string, unknown> | undefined
-  do {
-    let page
-    try {
-      page = await ctx.doc.send(
-        new QueryCommand({
-          TableName: ctx.table,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
-          ExpressionAttributeValues: { ':pk': batchPartition(pipeline, table), ':p': PENDING_PREFIX },
-          ProjectionExpression: SUMMARY_FIELDS.map((_, i) => `#f${i}`).join(', '),
-          ExpressionAttributeNames: Object.fromEntries(SUMMARY_FIELDS.map((f, i) => [`#f${i}`, f])),
-          ConsistentRead: true,
-          ExclusiveStartKey: start,
-        }),
-      )
-    } catch (err) {
-      throw wrapDynamoError(`reading pending batches of ${table} from ${ctx.table}`, err)
-    }
+  const query = (start: Record<string, unknown> | undefined) =>
+    new QueryCommand({
+      TableName: ctx.table,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
+      ExpressionAttributeValues: { ':pk': batchPartition(pipeline, table), ':p': PENDING_PREFIX },
+      ProjectionExpression: SUMMARY_FIELDS.map((_, i) => `#f${i}`).join(', '),
+      ExpressionAttributeNames: Object.fromEntries(SUMMARY_FIELDS.map((f, i) => [`#f${i}`, f])),
+      ConsistentRead: true,
+      ExclusiveStartKey: start,
+    })
+  for await (const page of pages(ctx, `reading pending batches of ${table} from ${ctx.table}`, query)) {
     for (const item of page.Items ?? []) out.push(toPendingBatch(item))
-    start = page.LastEvaluatedKey
-  } while (start)
+  }
   return out
 }
 
