@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { appendFiles } from '../../lib/iceberg/append.js'
 import { parseJson } from '../../lib/iceberg/json.js'
 import { findCurrentMetadataPath, newMetadataPath, readTableMetadata, writeTableMetadata } from '../../lib/iceberg/metadata-io.js'
-import { appendMetadataLog, currentSchema, currentSnapshot, defaultSpec, newTableMetadata, serializeTableMetadata } from '../../lib/iceberg/metadata.js'
+import { appendMetadataLog, currentSchema, currentSnapshot, defaultSpec, serializeTableMetadata } from '../../lib/iceberg/metadata.js'
 import { liveDataFiles, snapshotManifests } from '../../lib/iceberg/scan.js'
 import { applyTransform } from '../../lib/iceberg/transforms.js'
 import type { DataFile, TableMetadata } from '../../lib/iceberg/types.js'
@@ -25,6 +25,7 @@ import type { FileIO } from '../../lib/io/types.js'
 import type { NestedField } from '../../lib/schema/types.js'
 import { coerceRecord, encodeParquet } from '../../lib/writer/columnar/index.js'
 import { createTestBucket, testAws } from '../helpers/aws.js'
+import { writeDailyEventsTable } from './daily-table.js'
 import { ICEBERG } from './fixture-tables.js'
 import { fieldsWithoutIds, plainDecode } from '../helpers/plain-avro.js'
 
@@ -216,32 +217,7 @@ describe('a new Floe table (no fixture) written twice', () => {
     const bucket = await createTestBucket('floe-new')
     const io = createFileIO(aws.clients)
     const location = `s3://${bucket}/db/events`
-    const schema = {
-      type: 'struct' as const,
-      'schema-id': 0,
-      fields: [
-        { id: 1, name: 'id', required: false, type: 'long' },
-        { id: 2, name: 'name', required: false, type: 'string' },
-        { id: 3, name: 'ts', required: false, type: 'timestamptz' },
-      ],
-    }
-    const spec = { 'spec-id': 0, fields: [{ 'source-id': 3, 'field-id': 1000, name: 'ts_day', transform: 'day' }] }
-    let md = newTableMetadata({ location, schema, spec })
-    let path = newMetadataPath(md)
-    await writeTableMetadata(io, path, md)
-    const days = ['2024-05-01', '2024-05-02']
-    for (const [n, day] of days.entries()) {
-      const rows = [0, 1].map((i) => coerceRecord(schema, { id: 10 * n + i, name: `r${n}${i}`, ts: `${day}T0${i}:00:00Z` }, { table: 'events' }).row)
-      const parquet = await encodeParquet(schema, rows)
-      const filePath = `${location}/data/ts_day=${day}/f${n}.parquet`
-      await io.write(filePath, parquet.bytes)
-      const partition = [applyTransform('day', 'timestamptz', rows[0]!.ts)]
-      const next = await appendFiles(io, md, [{ content: 0, filePath, fileFormat: 'PARQUET', specId: 0, partition, recordCount: 2, fileSizeInBytes: parquet.bytes.length, ...parquet.metrics }])
-      const nextPath = newMetadataPath(next, path)
-      md = appendMetadataLog(next, { path, lastUpdatedMs: md['last-updated-ms'] }).metadata
-      await writeTableMetadata(io, nextPath, md)
-      path = nextPath
-    }
+    const { md, path } = await writeDailyEventsTable(io, location, ['2024-05-01', '2024-05-02'])
     expect(path).toMatch(/\/metadata\/00002-[0-9a-f-]+\.metadata\.json$/)
     const http = `${aws.endpoints.s3.replace(/\/+$/, '')}/${bucket}/db/events`
     routes.push([`https://${bucket}.s3.amazonaws.com/db/events`, http])

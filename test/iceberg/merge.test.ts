@@ -6,16 +6,15 @@ import { describe, expect, it } from 'vitest'
 import { appendFiles, filesWrittenBy } from '../../lib/iceberg/append.js'
 import { decodeManifest, summarizePartitions } from '../../lib/iceberg/manifest.js'
 import { boundBytes, MAX_MANIFESTS_READ_PER_COMMIT, MERGE_ENABLED, MIN_COUNT_TO_MERGE, mergeSettings, packEnd, TARGET_SIZE_BYTES } from '../../lib/iceberg/merge.js'
-import { findCurrentMetadataPath, newMetadataPath, readTableMetadata, writeTableMetadata } from '../../lib/iceberg/metadata-io.js'
-import { appendMetadataLog, currentSchema, currentSnapshot, newTableMetadata, specById } from '../../lib/iceberg/metadata.js'
+import { findCurrentMetadataPath, readTableMetadata } from '../../lib/iceberg/metadata-io.js'
+import { currentSchema, currentSnapshot, newTableMetadata, specById } from '../../lib/iceberg/metadata.js'
 import { liveDataFiles, liveEntries, snapshotManifests } from '../../lib/iceberg/scan.js'
 import type { DataFile, ManifestEntry, ManifestFile, TableMetadata } from '../../lib/iceberg/types.js'
-import { applyTransform } from '../../lib/iceberg/transforms.js'
 import { createFileIO } from '../../lib/io/index.js'
 import type { FileIO } from '../../lib/io/types.js'
 import type { Schema } from '../../lib/schema/types.js'
-import { coerceRecord, encodeParquet } from '../../lib/writer/columnar/index.js'
 import { createTestBucket, testAws } from '../helpers/aws.js'
+import { writeDailyEventsTable } from './daily-table.js'
 import { ICEBERG, localIO, tableIO } from './fixture-tables.js'
 import { plainDecode } from '../helpers/plain-avro.js'
 
@@ -326,32 +325,7 @@ describe('a merged table on S3 (s3rver)', () => {
     const bucket = await createTestBucket('floe-merge')
     const io = createFileIO(aws.clients)
     const location = `s3://${bucket}/db/events`
-    const events: Schema = {
-      type: 'struct',
-      'schema-id': 0,
-      fields: [
-        { id: 1, name: 'id', required: false, type: 'long' },
-        { id: 2, name: 'name', required: false, type: 'string' },
-        { id: 3, name: 'ts', required: false, type: 'timestamptz' },
-      ],
-    }
-    const spec = { 'spec-id': 0, fields: [{ 'source-id': 3, 'field-id': 1000, name: 'ts_day', transform: 'day' }] }
-    let md = newTableMetadata({ location, schema: events, spec, properties: { [MIN_COUNT_TO_MERGE]: '3' } })
-    let path = newMetadataPath(md)
-    await writeTableMetadata(io, path, md)
-    const days = ['2024-05-01', '2024-05-02', '2024-05-03', '2024-05-04']
-    for (const [n, day] of days.entries()) {
-      const rows = [0, 1].map((i) => coerceRecord(events, { id: 10 * n + i, name: `r${n}${i}`, ts: `${day}T0${i}:00:00Z` }, { table: 'events' }).row)
-      const parquet = await encodeParquet(events, rows)
-      const filePath = `${location}/data/ts_day=${day}/f${n}.parquet`
-      await io.write(filePath, parquet.bytes)
-      const partition = [applyTransform('day', 'timestamptz', rows[0]!.ts)]
-      const next = await appendFiles(io, md, [{ content: 0, filePath, fileFormat: 'PARQUET', specId: 0, partition, recordCount: 2, fileSizeInBytes: parquet.bytes.length, ...parquet.metrics }])
-      const nextPath = newMetadataPath(next, path)
-      md = appendMetadataLog(next, { path, lastUpdatedMs: md['last-updated-ms'] }).metadata
-      await writeTableMetadata(io, nextPath, md)
-      path = nextPath
-    }
+    const { md, path } = await writeDailyEventsTable(io, location, ['2024-05-01', '2024-05-02', '2024-05-03', '2024-05-04'], { [MIN_COUNT_TO_MERGE]: '3' })
     // Append 3 merged three manifests (2 EXISTING entries + 1 ADDED); append 4 added one more.
     const list = await manifestsOf(io, md)
     expect(list.map((m) => [m.addedFilesCount, m.existingFilesCount])).toEqual([
