@@ -170,6 +170,46 @@ export const SETTINGS = {
   FLOE_ORPHAN_HORIZON_HOURS: int(24, 1, 8_760),
   /** SDK attempts per AWS request (the SDK's own retry with backoff for throttling and 5xx). */
   FLOE_AWS_MAX_ATTEMPTS: int(5, 1, 20),
+  /**
+   * A record value larger than this is a dead letter before it is decoded. 1,024 KB is Kafka's
+   * default `message.max.bytes` (1 MB): a bigger record is already unusual, and decoding cost is
+   * linear in it (a 1 MB value decodes and is checked in ~15 ms).
+   */
+  FLOE_MAX_RECORD_KB: int(1_024, 1, 6_144),
+  /**
+   * Deepest nesting of objects/arrays a record may have (a deeper one is a dead letter). 32 is
+   * far beyond real schemas and keeps every recursive step (inference, coercion, Arrow, Parquet)
+   * far from the stack: a 5,000-deep value used to overflow it and fail the batch on every retry.
+   */
+  FLOE_MAX_DEPTH: int(32, 1, 200),
+  /**
+   * Most columns (leaf fields, list elements counted once) one record may bring or a table may be
+   * created with. 1,000 covers wide events; Parquet encoding cost is per column (a 10,000-column
+   * record took 43 s, a 1,000-column one ~1 s).
+   */
+  FLOE_MAX_COLUMNS: int(1_000, 1, 10_000),
+  /** Longest field name (characters). 255 is Glue's and Hive's column-name limit, so Athena can read every column. */
+  FLOE_MAX_FIELD_NAME_LENGTH: int(255, 1, 10_000),
+  /**
+   * Longest table name (`namespace.table`, characters) a record may route to. 128 keeps the
+   * DynamoDB keys that embed it (sort keys max 1,024 bytes) and the S3 keys of its files
+   * (1,024 bytes) within their limits, under Glue's 255.
+   */
+  FLOE_MAX_TABLE_NAME_LENGTH: int(128, 1, 255),
+  /**
+   * Longest partition value in a file path (bytes, after escaping); a record with a longer one is
+   * a dead letter. 256 leaves room under S3's 1,024-byte key limit for the table location, a
+   * second partition field and the file name (~110 bytes).
+   */
+  FLOE_MAX_PARTITION_VALUE_BYTES: int(256, 16, 900),
+  /**
+   * Most distinct tables one invocation writes; records routed to tables beyond it are dead
+   * letters (replayable). Each table costs a catalog load (or create), a back-pressure query, a
+   * file and a pending-batch item: 1,000 new tables took ~40 s locally, well inside the function
+   * timeout. A partition fanned out to more tables than one transaction holds (99) is registered
+   * in offset segments (docs/writer.md).
+   */
+  FLOE_MAX_TABLES_PER_BATCH: int(1_000, 1, 10_000),
   /** Test-only: Glue database for the live Glue catalog test; ignored at run time. */
   FLOE_LIVE_GLUE_DATABASE: z.string().min(1).optional(),
 } as const
@@ -205,7 +245,30 @@ export interface FloeConfig {
   batchTtlSeconds: number
   orphanHorizonMs: number
   awsMaxAttempts: number
+  /** What one record may contain (FLOE_MAX_*): beyond any of them it is a dead letter. */
+  limits: RecordLimits
   region?: string
+}
+
+/** The FLOE_MAX_* limits on what one record may contain and reach. */
+export interface RecordLimits {
+  maxRecordBytes: number
+  maxDepth: number
+  maxColumns: number
+  maxFieldNameLength: number
+  maxTableNameLength: number
+  maxPartitionValueBytes: number
+  maxTablesPerBatch: number
+}
+
+export const DEFAULT_LIMITS: RecordLimits = {
+  maxRecordBytes: 1_024 * 1024,
+  maxDepth: 32,
+  maxColumns: 1_000,
+  maxFieldNameLength: 255,
+  maxTableNameLength: 128,
+  maxPartitionValueBytes: 256,
+  maxTablesPerBatch: 1_000,
 }
 
 /**
@@ -265,6 +328,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     batchTtlSeconds: p.FLOE_BATCH_TTL_HOURS * 3600,
     orphanHorizonMs: p.FLOE_ORPHAN_HORIZON_HOURS * 3600 * 1000,
     awsMaxAttempts: p.FLOE_AWS_MAX_ATTEMPTS,
+    limits: {
+      maxRecordBytes: p.FLOE_MAX_RECORD_KB * 1024,
+      maxDepth: p.FLOE_MAX_DEPTH,
+      maxColumns: p.FLOE_MAX_COLUMNS,
+      maxFieldNameLength: p.FLOE_MAX_FIELD_NAME_LENGTH,
+      maxTableNameLength: p.FLOE_MAX_TABLE_NAME_LENGTH,
+      maxPartitionValueBytes: p.FLOE_MAX_PARTITION_VALUE_BYTES,
+      maxTablesPerBatch: p.FLOE_MAX_TABLES_PER_BATCH,
+    },
     region: env.AWS_REGION ?? env.AWS_DEFAULT_REGION,
   }
 }
