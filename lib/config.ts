@@ -4,6 +4,7 @@
  * the variable and the bad value. Each limit says why its default is what it is; the README's
  * settings table is generated from the same facts (keep them in step).
  */
+import { RE2JS } from 're2js'
 import { z } from 'zod'
 import { ConfigError } from './errors.js'
 
@@ -55,6 +56,10 @@ export const RouteSchema = z.union([
       tableFromField: z.string().min(1),
       namespace: z.string().min(1).optional(),
       prefix: z.string().default(''),
+      /** RE2 pattern the table part of a dynamic name (after prefix and sanitising) must match whole, e.g. "ev_[a-z_]{1,40}". */
+      allow: z.string().min(1).optional(),
+      /** Let this route reach tables that static routes or `tables` name (off: such a value is a dead letter). */
+      allowStatic: z.boolean().default(false),
     })
     .strict(),
 ])
@@ -298,7 +303,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     raw[key] = result.data
   }
   const p = raw as Parsed
-  validateRoutes(p.FLOE_ROUTES)
+  validateRoutes(p.FLOE_ROUTES, { maxTableNameLength: p.FLOE_MAX_TABLE_NAME_LENGTH })
   const MB = 1024 * 1024
   return {
     pipeline: p.FLOE_PIPELINE,
@@ -342,18 +347,29 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
 }
 
 /** Rules across keys (Iceberg IcebergSinkConfig.validate style). */
-function validateRoutes(routes: Routes): void {
+function validateRoutes(routes: Routes, limits: Pick<RecordLimits, 'maxTableNameLength'>): void {
+  for (const name of [...Object.keys(routes.tables), ...routes.routes.flatMap((r) => ('table' in r ? [r.table] : 'match' in r ? Object.keys(r.match) : []))]) {
+    if (name.length > limits.maxTableNameLength)
+      throw new ConfigError('FLOE_ROUTES', `table name ${JSON.stringify(name)} is ${name.length} characters, more than FLOE_MAX_TABLE_NAME_LENGTH=${limits.maxTableNameLength}`)
+  }
   routes.routes.forEach((route, i) => {
     if (route.topic !== undefined && route.topicPattern !== undefined)
       throw new ConfigError('FLOE_ROUTES', `routes[${i}]: set topic or topicPattern, not both`)
-    const patterns = [route.topicPattern, ...('match' in route ? Object.values(route.match) : [])]
+    // Route regexes run with RE2 semantics (linear time: lib/writer/routing.ts); a pattern RE2
+    // cannot run (backreferences, lookaround) is refused here, not at the first record.
+    const patterns = [route.topicPattern, ...('match' in route ? Object.values(route.match) : []), 'allow' in route ? route.allow : undefined]
     for (const pattern of patterns) {
       if (pattern === undefined) continue
       try {
-        RegExp(pattern)
+        RE2JS.compile(pattern)
       } catch (err) {
-        throw new ConfigError('FLOE_ROUTES', `routes[${i}]: invalid regular expression ${JSON.stringify(pattern)} (${(err as Error).message})`)
+        throw new ConfigError('FLOE_ROUTES', `routes[${i}]: invalid regular expression ${JSON.stringify(pattern)} for RE2 (linear-time; no backreferences or lookaround): ${(err as Error).message}`)
       }
+    }
+    if ('tableFromField' in route) {
+      const table = `${route.namespace ?? routes.defaultNamespace}.${route.prefix}`
+      if (table.length >= limits.maxTableNameLength)
+        throw new ConfigError('FLOE_ROUTES', `routes[${i}]: namespace and prefix ${JSON.stringify(table)} leave no room under FLOE_MAX_TABLE_NAME_LENGTH=${limits.maxTableNameLength}`)
     }
   })
   routes.formats.forEach((rule, i) => {

@@ -22,7 +22,7 @@ import type { Schema } from '../schema/types.js'
 import { BufferPool, type FlushReason } from './buffers.js'
 import { checkRecord } from './guard.js'
 import { dataFilePath, writeDataFile } from './files.js'
-import { planGroups } from './groups.js'
+import { inSegment, planGroups, segmentPartition } from './groups.js'
 import { newGroupState, tableResult, writeGroup, type Item } from './register.js'
 import { TableSet, type Sample } from './tables.js'
 import type { WriteResult, WriterDeps } from './types.js'
@@ -95,26 +95,32 @@ export async function writeBatch(deps: WriterDeps, event: unknown, opts: WriteOp
   })
   let group = newGroupState()
 
-  const partitionTables = new Map<string, Set<string>>()
+  // Segments per partition (offset runs that fit one transaction's tables), then groups of them.
+  const perPartition = new Map<string, { offset: bigint; tables: string[] }[]>()
   for (const item of items) {
-    let s = partitionTables.get(item.pkey)
-    if (!s) partitionTables.set(item.pkey, (s = new Set()))
-    for (const t of item.tables) s.add(t)
+    let list = perPartition.get(item.pkey)
+    if (!list) perPartition.set(item.pkey, (list = []))
+    list.push({ offset: item.record.offset, tables: item.tables })
   }
   const groups = planGroups(
-    [...partitionTables].map(([key, t]) => ({ key, tables: t })),
+    [...perPartition].flatMap(([key, list]) => segmentPartition(key, list, maxTransactionItems - 1)),
     maxTransactionItems,
   )
 
   let anyRegistered = false
   let anyStale = false
-  for (const keys of groups) {
-    const inGroup = new Set(keys)
+  for (const segments of groups) {
+    const keys = segments.map((s) => s.key)
+    const inGroup = new Map(segments.map((s) => [s.key, s]))
+    const ends = new Map(segments.filter((s) => s.until !== undefined).map((s) => [s.key, s.until!]))
     for (let attempt = 1; ; attempt++) {
       group = newGroupState()
-      const groupItems = items.filter((i) => inGroup.has(i.pkey) && !(i.record.offset >= 0n && (checkpoints.get(i.pkey) ?? -1n) > i.record.offset))
+      const groupItems = items.filter((i) => {
+        const segment = inGroup.get(i.pkey)
+        return segment !== undefined && inSegment(segment, i.record.offset) && !(i.record.offset >= 0n && (checkpoints.get(i.pkey) ?? -1n) > i.record.offset)
+      })
       if (groupItems.length === 0) break
-      const outcome = await writeGroup(deps, tables, pool, group, groupItems, keys, byKey, checkpoints, writerId, result)
+      const outcome = await writeGroup(deps, tables, pool, group, groupItems, keys, byKey, checkpoints, writerId, result, ends)
       if (outcome === 'registered') {
         anyRegistered = true
         break

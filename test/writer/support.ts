@@ -75,7 +75,7 @@ export async function writerSetup(settings: Partial<Record<SettingName, string>>
   const control: ControlContext = createControlContext(config, aws.doc, io)
   const catalog = new DynamoDbCatalog({ ddb: aws.ddb, tableName: catalogTable, warehouse, io })
   const decoders = createDecoders(config, aws.clients)
-  const deps: WriterDeps = { config, io, catalog, control, decoders, router: compileRoutes(config.routes) }
+  const deps: WriterDeps = { config, io, catalog, control, decoders, router: compileRoutes(config.routes, config.limits) }
   return { deps, io, bucket, warehouse, control, catalog }
 }
 
