@@ -26,8 +26,13 @@ import { inferSchema } from '../schema/infer.js'
 import { maxFieldId } from '../schema/walk.js'
 import { compileCoercer, type Coerced, type Coercer } from './columnar/coerce.js'
 import { encodeParquet } from './columnar/parquet.js'
-import type { EncodedChunk } from './files.js'
-import { recordColumns } from './guard.js'
+import { isInside } from '../io/index.js'
+import { partitionKeyOf } from './buffers.js'
+import { dataFilePath, dataLocation, type EncodedChunk } from './files.js'
+import { excerpt, recordColumns } from './guard.js'
+
+/** S3's limit on an object key (bytes of UTF-8). */
+const S3_KEY_BYTES = 1_024
 import { hasKafkaColumn, KAFKA_COLUMN, kafkaField, kafkaKeyType, kafkaParts, kafkaValue, keyText, type KafkaKeyType, type KafkaPart } from './kafka-column.js'
 import { parseTableName } from './routing.js'
 import type { TableOptions } from '../config.js'
@@ -156,7 +161,44 @@ export class TableSet {
     if (cached) this.#coerced.delete(value)
     const { row, unknown } = cached?.coerce === state.coerce ? cached.result : state.coerce(input)
     if (unknown.length) state.unknownFieldsIgnored += unknown.length
-    return { row, partition: state.spec.fields.length ? partitionTuple(state.spec, state.schema, row) : [] }
+    if (!state.spec.fields.length) return { row, partition: [] }
+    const partition = partitionTuple(state.spec, state.schema, row)
+    const problem = this.#pathProblem(state, partition)
+    if (problem !== undefined) throw new RecordError(problem)
+    return { row, partition }
+  }
+
+  /** Partition paths checked per table (by partition key): undefined = fine, else the reason. */
+  readonly #paths = new WeakMap<TableState, Map<string, string | undefined>>()
+
+  /**
+   * A partition value's path must stay short (FLOE_MAX_PARTITION_VALUE_BYTES per escaped value,
+   * S3's 1,024-byte key limit for the whole file path) and inside the table's data location.
+   */
+  #pathProblem(state: TableState, partition: PartitionTuple): string | undefined {
+    let cache = this.#paths.get(state)
+    if (!cache) this.#paths.set(state, (cache = new Map()))
+    const key = partitionKeyOf(partition)
+    if (cache.has(key)) return cache.get(key)
+    if (cache.size > 10_000) cache.clear()
+    const max = this.#deps.config.limits.maxPartitionValueBytes
+    const path = state.partitionPath(partition)
+    const segments = path.split('/')
+    let problem: string | undefined
+    const long = segments.findIndex((seg) => Buffer.byteLength(seg) > max)
+    if (long >= 0) {
+      const field = state.spec.fields[long]!
+      problem = `table ${state.name}: partition ${field.name} value ${excerpt(JSON.stringify(String(partition[long])))} is ${Buffer.byteLength(segments[long]!)} bytes in the file path, more than FLOE_MAX_PARTITION_VALUE_BYTES=${max}`
+    } else {
+      const location = dataLocation(state.metadata)
+      const file = dataFilePath(state.metadata, path, 'x'.repeat(64), 0)
+      const keyBytes = Buffer.byteLength(file.replace(/^[a-z0-9]+:\/\/[^/]*\//, ''))
+      if (keyBytes > S3_KEY_BYTES) problem = `table ${state.name}: partition path of ${Buffer.byteLength(path)} bytes makes data file keys of ${keyBytes} bytes, more than S3's ${S3_KEY_BYTES}`
+      else if (segments.some((seg) => seg === '' || seg === '.' || seg === '..') || !isInside(location, file))
+        problem = `table ${state.name}: partition path ${excerpt(JSON.stringify(path))} would leave the table location ${location}`
+    }
+    cache.set(key, problem)
+    return problem
   }
 
   encode(state: TableState, rows: Record<string, unknown>[]): Promise<EncodedChunk> {
