@@ -188,7 +188,7 @@ export class TableSet {
     const long = segments.findIndex((seg) => Buffer.byteLength(seg) > max)
     if (long >= 0) {
       const field = state.spec.fields[long]!
-      problem = `table ${state.name}: partition ${field.name} value ${excerpt(JSON.stringify(String(partition[long])))} is ${Buffer.byteLength(segments[long]!)} bytes in the file path, more than FLOE_MAX_PARTITION_VALUE_BYTES=${max}`
+      problem = `table ${state.name}: partition ${field.name} value ${JSON.stringify(excerpt(String(partition[long])))} is ${Buffer.byteLength(segments[long]!)} bytes in the file path, more than FLOE_MAX_PARTITION_VALUE_BYTES=${max}`
     } else {
       const location = dataLocation(state.metadata)
       const file = dataFilePath(state.metadata, path, 'x'.repeat(64), 0)
