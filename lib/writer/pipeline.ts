@@ -100,7 +100,8 @@ export async function writeBatch(deps: WriterDeps, event: unknown, opts: WriteOp
   for (const item of items) {
     let list = perPartition.get(item.pkey)
     if (!list) perPartition.set(item.pkey, (list = []))
-    list.push({ offset: item.record.offset, tables: item.tables })
+    // Only tables that get a batch count (refused or failed ones only make dead letters).
+    list.push({ offset: item.record.offset, tables: item.tables.filter((t) => tables.get(t)?.failure === undefined) })
   }
   const groups = planGroups(
     [...perPartition].flatMap(([key, list]) => segmentPartition(key, list, maxTransactionItems - 1)),

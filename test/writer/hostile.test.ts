@@ -17,7 +17,7 @@ import { deadLines, lambdaContext, registeredRows } from './readback.js'
 
 async function run(s: WriterSetup, records: EventRecord[], id = 'req-1'): Promise<WriterSummary> {
   const handler = createWriterHandler({ ...s.deps, router: undefined })
-  return (await handler(kafkaEvent(records), lambdaContext(id))) as WriterSummary
+  return (await handler(kafkaEvent(records), lambdaContext(id, 300_000))) as WriterSummary
 }
 
 const ev = (offset: number, value: unknown, partition = 0, topic = 'events'): EventRecord => ({ topic, partition, offset, value })
@@ -39,7 +39,8 @@ describe('hostile records through the writer handler', () => {
   })
 
   it('a value nested 5,000 deep and a 100,000-key record are dead letters naming the limit; the rest of the batch lands', async () => {
-    const s = await writerSetup({ FLOE_ROUTES: JSON.stringify({ defaultNamespace: 'db', routes: [{ table: 'events' }] }) })
+    // The 100,000-key record is 1.5 MB: past the default FLOE_MAX_RECORD_KB, so raise it to reach the column limit.
+    const s = await writerSetup({ FLOE_ROUTES: JSON.stringify({ defaultNamespace: 'db', routes: [{ table: 'events' }] }), FLOE_MAX_RECORD_KB: '2048' })
     // JSON text built by hand: JSON.stringify itself would recurse 5,000 deep.
     const deep = `{"a":${'['.repeat(5_000)}1${']'.repeat(5_000)}}`
     const wide = `{${Array.from({ length: 100_000 }, (_, i) => `"k${i}":${i}`).join(',')}}`
@@ -167,11 +168,12 @@ describe('hostile records through the writer handler', () => {
     expect(reasons['9']).toMatch(/field 'n' expected double \(exactly\)/)
   })
 
-  it('200 distinct dynamic tables in one partition register exactly once, in offset segments, and a redelivery adds nothing', async () => {
+  it('1,000 distinct dynamic tables in one partition: the first 200 register exactly once, in offset segments, the rest are dead letters; a redelivery adds nothing', async () => {
     const s = await writerSetup({ FLOE_ROUTES: JSON.stringify({ routes: [{ tableFromField: 'type', namespace: 'dyn' }] }) })
-    const records = Array.from({ length: 400 }, (_, i) => ev(i, { type: `t${i % 200}`, i }))
+    // Offsets 0..399 reach t0..t199 twice; 400..1199 reach t200..t999 once each.
+    const records = [...Array.from({ length: 400 }, (_, i) => ev(i, { type: `t${i % 200}`, i })), ...Array.from({ length: 1_000 - 200 }, (_, i) => ev(400 + i, { type: `t${200 + i}` }))]
     const out = await run(s, records)
-    expect(out).toMatchObject({ outcome: 'registered', deadLetters: 0 })
+    expect(out).toMatchObject({ outcome: 'registered', deadLetters: 800 })
     expect(out.tables).toHaveLength(200)
     const reg = await registered(s.control)
     expect(reg.size).toBe(200)
@@ -181,10 +183,13 @@ describe('hostile records through the writer handler', () => {
     // Offset segments of at most 99 tables each, one transaction each: 0..98 reach t0..t98,
     // 99..197 t99..t197, 198..296 t198, t199, t0..t96, and so on.
     const covered = [...reg.values()].flatMap((r) => r.batches.flatMap((b) => b.ranges.map((x) => `${x.firstOffset}-${x.nextOffset}`)))
-    expect([...new Set(covered)].sort()).toEqual(['0-99', '198-297', '297-396', '396-400', '99-198'])
-    expect(await checkpoints(s.control)).toEqual({ 'events-0': '400' })
-    expect(await run(s, records, 'req-2')).toMatchObject({ outcome: 'nothing-new', belowCheckpoint: 400 })
-  }, 120_000)
+    expect([...new Set(covered)].sort()).toEqual(['0-99', '198-297', '297-396', '396-1200', '99-198'])
+    const dead = await deadLines(s)
+    expect(dead).toHaveLength(800)
+    expect(dead.every((d) => Number(d.offset) >= 400 && d.stage === 'route' && /more than FLOE_MAX_TABLES_PER_BATCH=200$/.test(d.reason))).toBe(true)
+    expect(await checkpoints(s.control)).toEqual({ 'events-0': '1200' })
+    expect(await run(s, records, 'req-2')).toMatchObject({ outcome: 'nothing-new', belowCheckpoint: 1200 })
+  }, 300_000)
 
   it('tables past FLOE_MAX_TABLES_PER_BATCH are dead letters for this invocation, the first ones land', async () => {
     const s = await writerSetup({ FLOE_ROUTES: JSON.stringify({ routes: [{ tableFromField: 'type', namespace: 'dyn' }] }), FLOE_MAX_TABLES_PER_BATCH: '3' })
