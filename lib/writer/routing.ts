@@ -113,6 +113,10 @@ export function compileRoutes(routes: Routes, limits: Pick<RecordLimits, 'maxTab
               problems.push(`routes[${i}]: ${(err as Error).message}`)
               return
             }
+            if (name.length > limits.maxTableNameLength) {
+              problems.push(`routes[${i}]: topic '${excerpt(t)}' makes table name ${JSON.stringify(excerpt(name))}, longer than FLOE_MAX_TABLE_NAME_LENGTH=${limits.maxTableNameLength}`)
+              return
+            }
             cache.set(t, name)
           }
           out.add(name)
