@@ -45,9 +45,11 @@ describe('hostile records through the writer handler', () => {
     const deep = `{"a":${'['.repeat(5_000)}1${']'.repeat(5_000)}}`
     const wide = `{${Array.from({ length: 100_000 }, (_, i) => `"k${i}":${i}`).join(',')}}`
     const started = Date.now()
-    const out = await run(s, [ev(0, deep), ev(1, { a: 1 }), ev(2, wide), ev(3, { a: 2 })])
+    // Just inside the limit: 30 levels of lists and structs go through inference, Arrow and Parquet.
+    const inside = `{"b":${'[{"c":'.repeat(15)}1${'}]'.repeat(15)}}`
+    const out = await run(s, [ev(0, deep), ev(1, { a: 1 }), ev(2, wide), ev(3, { a: 2 }), ev(4, inside)])
     const elapsed = Date.now() - started
-    expect(out).toMatchObject({ outcome: 'registered', deadLetters: 2, tables: [{ table: 'db.events', rows: 2 }] })
+    expect(out).toMatchObject({ outcome: 'registered', deadLetters: 2, tables: [{ table: 'db.events', rows: 3 }] })
     const dead = await deadLines(s)
     expect(dead.find((d) => d.offset === '0')!.reason).toMatch(/^field 'a\[0\]\[0\]\[0\][[\]0]*…\(94 characters\)' nests deeper than FLOE_MAX_DEPTH=32$/)
     expect(dead.find((d) => d.offset === '2')!.reason).toMatch(/record has more than FLOE_MAX_COLUMNS=1000 columns \(the first past the limit: 'k\d+'\)/)
