@@ -34,7 +34,7 @@ export async function createWriterDeps(config: FloeConfig, clients: AwsClients):
     catalog: await createCatalog(config, clients, io),
     control: createControlContext(config, clients.doc, io),
     decoders: await createDecoders(config, clients),
-    router: compileRoutes(config.routes),
+    router: compileRoutes(config.routes, config.limits),
   }
 }
 
@@ -42,7 +42,7 @@ export async function createWriterDeps(config: FloeConfig, clients: AwsClients):
 export function createWriterHandler(deps: WriterHandlerDeps | (() => Promise<WriterDeps>)) {
   let ready: Promise<WriterDeps> | undefined
   const resolve = () =>
-    (ready ??= typeof deps === 'function' ? deps() : Promise.resolve({ ...deps, router: deps.router ?? compileRoutes(deps.config.routes) }))
+    (ready ??= typeof deps === 'function' ? deps() : Promise.resolve({ ...deps, router: deps.router ?? compileRoutes(deps.config.routes, deps.config.limits) }))
   return middy(async (event: unknown, context: Context): Promise<WriterSummary> => {
     const d = await resolve()
     const started = Date.now()

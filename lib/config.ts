@@ -4,6 +4,7 @@
  * the variable and the bad value. Each limit says why its default is what it is; the README's
  * settings table is generated from the same facts (keep them in step).
  */
+import { RE2JS } from 're2js'
 import { z } from 'zod'
 import { ConfigError } from './errors.js'
 
@@ -55,6 +56,10 @@ export const RouteSchema = z.union([
       tableFromField: z.string().min(1),
       namespace: z.string().min(1).optional(),
       prefix: z.string().default(''),
+      /** RE2 pattern the table part of a dynamic name (after prefix and sanitising) must match whole, e.g. "ev_[a-z_]{1,40}". */
+      allow: z.string().min(1).optional(),
+      /** Let this route reach tables that static routes or `tables` name (off: such a value is a dead letter). */
+      allowStatic: z.boolean().default(false),
     })
     .strict(),
 ])
@@ -170,6 +175,47 @@ export const SETTINGS = {
   FLOE_ORPHAN_HORIZON_HOURS: int(24, 1, 8_760),
   /** SDK attempts per AWS request (the SDK's own retry with backoff for throttling and 5xx). */
   FLOE_AWS_MAX_ATTEMPTS: int(5, 1, 20),
+  /**
+   * A record value larger than this is a dead letter before it is decoded. 1,024 KB is Kafka's
+   * default `message.max.bytes` (1 MB): a bigger record is already unusual, and decoding cost is
+   * linear in it (a 1 MB value decodes and is checked in ~15 ms).
+   */
+  FLOE_MAX_RECORD_KB: int(1_024, 1, 6_144),
+  /**
+   * Deepest nesting of objects/arrays a record may have (a deeper one is a dead letter). 32 is
+   * far beyond real schemas and keeps every recursive step (inference, coercion, Arrow, Parquet)
+   * far from the stack: a 5,000-deep value used to overflow it and fail the batch on every retry.
+   */
+  FLOE_MAX_DEPTH: int(32, 1, 200),
+  /**
+   * Most columns (leaf fields, list elements counted once) one record may bring or a table may be
+   * created with. 1,000 covers wide events; Parquet encoding cost is per column (a 10,000-column
+   * record took 43 s, a 1,000-column one ~1 s).
+   */
+  FLOE_MAX_COLUMNS: int(1_000, 1, 10_000),
+  /** Longest field name (characters). 255 is Glue's and Hive's column-name limit, so Athena can read every column. */
+  FLOE_MAX_FIELD_NAME_LENGTH: int(255, 1, 10_000),
+  /**
+   * Longest table name (`namespace.table`, characters) a record may route to. 128 keeps the
+   * DynamoDB keys that embed it (sort keys max 1,024 bytes) and the S3 keys of its files
+   * (1,024 bytes) within their limits, under Glue's 255.
+   */
+  FLOE_MAX_TABLE_NAME_LENGTH: int(128, 1, 255),
+  /**
+   * Longest partition value in a file path (bytes, after escaping); a record with a longer one is
+   * a dead letter. 256 leaves room under S3's 1,024-byte key limit for the table location, a
+   * second partition field and the file name (~110 bytes).
+   */
+  FLOE_MAX_PARTITION_VALUE_BYTES: int(256, 16, 900),
+  /**
+   * Most distinct tables one invocation writes; records routed to tables beyond it are dead
+   * letters (replayable). Each new table costs a catalog load and create, a back-pressure query,
+   * a file and a pending-batch item: 200 new tables took 28 s on the shared 2-core test machine
+   * (1,000: 155 s), so 200 stays far inside the writer's 5-minute timeout with room for retries.
+   * A partition fanned out to more tables than one transaction holds (99) is registered in offset
+   * segments (docs/writer.md), so the limit is about cost, not atomicity.
+   */
+  FLOE_MAX_TABLES_PER_BATCH: int(200, 1, 10_000),
   /** Test-only: Glue database for the live Glue catalog test; ignored at run time. */
   FLOE_LIVE_GLUE_DATABASE: z.string().min(1).optional(),
 } as const
@@ -205,7 +251,30 @@ export interface FloeConfig {
   batchTtlSeconds: number
   orphanHorizonMs: number
   awsMaxAttempts: number
+  /** What one record may contain (FLOE_MAX_*): beyond any of them it is a dead letter. */
+  limits: RecordLimits
   region?: string
+}
+
+/** The FLOE_MAX_* limits on what one record may contain and reach. */
+export interface RecordLimits {
+  maxRecordBytes: number
+  maxDepth: number
+  maxColumns: number
+  maxFieldNameLength: number
+  maxTableNameLength: number
+  maxPartitionValueBytes: number
+  maxTablesPerBatch: number
+}
+
+export const DEFAULT_LIMITS: RecordLimits = {
+  maxRecordBytes: 1_024 * 1024,
+  maxDepth: 32,
+  maxColumns: 1_000,
+  maxFieldNameLength: 255,
+  maxTableNameLength: 128,
+  maxPartitionValueBytes: 256,
+  maxTablesPerBatch: 200,
 }
 
 /**
@@ -235,7 +304,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     raw[key] = result.data
   }
   const p = raw as Parsed
-  validateRoutes(p.FLOE_ROUTES)
+  validateRoutes(p.FLOE_ROUTES, { maxTableNameLength: p.FLOE_MAX_TABLE_NAME_LENGTH })
   const MB = 1024 * 1024
   return {
     pipeline: p.FLOE_PIPELINE,
@@ -265,23 +334,43 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     batchTtlSeconds: p.FLOE_BATCH_TTL_HOURS * 3600,
     orphanHorizonMs: p.FLOE_ORPHAN_HORIZON_HOURS * 3600 * 1000,
     awsMaxAttempts: p.FLOE_AWS_MAX_ATTEMPTS,
+    limits: {
+      maxRecordBytes: p.FLOE_MAX_RECORD_KB * 1024,
+      maxDepth: p.FLOE_MAX_DEPTH,
+      maxColumns: p.FLOE_MAX_COLUMNS,
+      maxFieldNameLength: p.FLOE_MAX_FIELD_NAME_LENGTH,
+      maxTableNameLength: p.FLOE_MAX_TABLE_NAME_LENGTH,
+      maxPartitionValueBytes: p.FLOE_MAX_PARTITION_VALUE_BYTES,
+      maxTablesPerBatch: p.FLOE_MAX_TABLES_PER_BATCH,
+    },
     region: env.AWS_REGION ?? env.AWS_DEFAULT_REGION,
   }
 }
 
 /** Rules across keys (Iceberg IcebergSinkConfig.validate style). */
-function validateRoutes(routes: Routes): void {
+function validateRoutes(routes: Routes, limits: Pick<RecordLimits, 'maxTableNameLength'>): void {
+  for (const name of [...Object.keys(routes.tables), ...routes.routes.flatMap((r) => ('table' in r ? [r.table] : 'match' in r ? Object.keys(r.match) : []))]) {
+    if (name.length > limits.maxTableNameLength)
+      throw new ConfigError('FLOE_ROUTES', `table name ${JSON.stringify(name)} is ${name.length} characters, more than FLOE_MAX_TABLE_NAME_LENGTH=${limits.maxTableNameLength}`)
+  }
   routes.routes.forEach((route, i) => {
     if (route.topic !== undefined && route.topicPattern !== undefined)
       throw new ConfigError('FLOE_ROUTES', `routes[${i}]: set topic or topicPattern, not both`)
-    const patterns = [route.topicPattern, ...('match' in route ? Object.values(route.match) : [])]
+    // Route regexes run with RE2 semantics (linear time: lib/writer/routing.ts); a pattern RE2
+    // cannot run (backreferences, lookaround) is refused here, not at the first record.
+    const patterns = [route.topicPattern, ...('match' in route ? Object.values(route.match) : []), 'allow' in route ? route.allow : undefined]
     for (const pattern of patterns) {
       if (pattern === undefined) continue
       try {
-        RegExp(pattern)
+        RE2JS.compile(pattern)
       } catch (err) {
-        throw new ConfigError('FLOE_ROUTES', `routes[${i}]: invalid regular expression ${JSON.stringify(pattern)} (${(err as Error).message})`)
+        throw new ConfigError('FLOE_ROUTES', `routes[${i}]: invalid regular expression ${JSON.stringify(pattern)} for RE2 (linear-time; no backreferences or lookaround): ${(err as Error).message}`)
       }
+    }
+    if ('tableFromField' in route) {
+      const table = `${route.namespace ?? routes.defaultNamespace}.${route.prefix}`
+      if (table.length >= limits.maxTableNameLength)
+        throw new ConfigError('FLOE_ROUTES', `routes[${i}]: namespace and prefix ${JSON.stringify(table)} leave no room under FLOE_MAX_TABLE_NAME_LENGTH=${limits.maxTableNameLength}`)
     }
   })
   routes.formats.forEach((rule, i) => {

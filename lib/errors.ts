@@ -3,11 +3,22 @@
  * retrying the same work can succeed (`retryable`). Only conflicts, throttling and
  * back pressure are retryable; bad input and bad config never are.
  */
+/** `scheme://user:password@host` (or `user@host`) anywhere in a text. */
+const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@"'<>]*@/gi
+
+/**
+ * Credentials in URLs never leave Floe: `https://user:secret@registry/x` → `https://***@registry/x`.
+ * Applied to every FloeError message, every log line (lib/log.ts) and every dead-letter reason.
+ */
+export function redactUrls(text: string): string {
+  return text.includes('@') ? text.replace(URL_USERINFO, '$1***@') : text
+}
+
 export class FloeError extends Error {
   readonly retryable: boolean
 
   constructor(message: string, options: { cause?: unknown; retryable?: boolean } = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause })
+    super(redactUrls(message), options.cause === undefined ? undefined : { cause: options.cause })
     this.name = new.target.name
     this.retryable = options.retryable ?? false
   }

@@ -1,8 +1,12 @@
 /** Logger and metrics (EMF), wired once. Handlers and the CLI import these singletons. */
 import { Logger } from '@aws-lambda-powertools/logger'
 import { Metrics } from '@aws-lambda-powertools/metrics'
+import { redactUrls } from './errors.js'
 
-export const logger = new Logger({ serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'floe' })
+/** The logger's JSON replacer: every string of every log line loses URL credentials (error messages and stacks of other libraries included). */
+export const logJsonReplacer = (_key: string, value: unknown): unknown => (typeof value === 'string' ? redactUrls(value) : value)
+
+export const logger = new Logger({ serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'floe', jsonReplacerFn: logJsonReplacer })
 
 export const metrics = new Metrics({
   namespace: process.env.POWERTOOLS_METRICS_NAMESPACE ?? 'Floe',

@@ -26,6 +26,7 @@ const ALLOWED: Record<string, string> = {
   hyparquet: 'Parquet footer for column sizes and split offsets',
   'lossless-json': '64-bit ids in table metadata and JSON values',
   'parquet-wasm': 'Parquet encoding',
+  re2js: 'linear-time (RE2) route regexes over record data',
   tsx: 'runs the floe CLI (TypeScript, no build step)',
   zod: 'config validation',
 }

@@ -6,7 +6,8 @@
  * `GET /subjects/{s}/versions/{v}`), compiled once and cached per id for the container's life.
  *
  * What goes wrong where:
- * - registry unreachable, timed out (FLOE_SCHEMA_REGISTRY_TIMEOUT_MS), 5xx, 401/403, or a 404
+ * - on 401/403 the credentials secret is read again once (rotation) and the request retried;
+ * - registry unreachable, timed out (FLOE_SCHEMA_REGISTRY_TIMEOUT_MS), 5xx, 401/403 again, or a 404
  *   that is not the registry's own "not found" (a wrong URL) → RegistryUnavailableError
  *   (retryable: the batch fails, the mapping retries, nothing is dead-lettered for it);
  * - the registry says the id does not exist (404 with error_code 40403), or the schema is not
@@ -59,8 +60,16 @@ export class ConfluentRegistry {
   private readonly cache = new SchemaCache<number>()
   private authHeader: Promise<string | undefined> | undefined
 
+  /** Basic auth from credentials in the URL (`https://user:pass@host`), used when no secret is configured. */
+  private readonly urlAuth: string | undefined
+
   constructor(private readonly opts: ConfluentRegistryOptions) {
-    this.base = opts.url.replace(/\/+$/, '')
+    // fetch refuses URLs with credentials, and messages must not carry them: move them to a header.
+    const url = new URL(opts.url)
+    this.urlAuth = url.username ? `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}` : undefined
+    url.username = ''
+    url.password = ''
+    this.base = url.toString().replace(/\/+$/, '')
   }
 
   /** The compiled writer schema of an id (cached), or why there is none. Throws RegistryUnavailableError. */
@@ -103,19 +112,15 @@ export class ConfluentRegistry {
   /** GET a registry path; undefined when the registry says it does not exist. */
   private async get(path: string): Promise<SchemaResponse | undefined> {
     const url = `${this.base}${path}`
-    const headers: Record<string, string> = { accept: 'application/vnd.schemaregistry.v1+json, application/json' }
-    const authorization = await (this.authHeader ??= this.resolveAuth())
-    if (authorization) headers.authorization = authorization
-    const doFetch = this.opts.fetch ?? fetch
-    let status: number
-    let text: string
-    try {
-      const res = await doFetch(url, { headers, signal: AbortSignal.timeout(this.opts.timeoutMs) })
-      status = res.status
-      text = await res.text()
-    } catch (err) {
-      const why = (err as Error).name === 'TimeoutError' ? `timed out after ${this.opts.timeoutMs} ms` : (err as Error).message
-      throw new RegistryUnavailableError(`schema registry GET ${url} failed: ${why}`, { cause: err })
+    let { status, text, auth } = await this.fetchOnce(url)
+    if ((status === 401 || status === 403) && this.opts.authorization) {
+      // Credentials may have been rotated: re-read the secret once, then give up retryably (and
+      // read it again on the retried batch).
+      ;({ status, text } = await this.fetchOnce(url, auth))
+      if (status === 401 || status === 403) {
+        this.authHeader = undefined
+        throw new RegistryUnavailableError(`schema registry GET ${url} answered ${status} even after re-reading the credentials secret: ${text.slice(0, 200)}`)
+      }
     }
     let body: unknown
     try {
@@ -133,6 +138,26 @@ export class ConfluentRegistry {
     return body as SchemaResponse
   }
 
+  /**
+   * One request. `rejected`: the credentials a 401/403 answered — read the secret again unless a
+   * concurrent request already did (so many failing requests re-read it once, not once each).
+   */
+  private async fetchOnce(url: string, rejected?: Promise<string | undefined>): Promise<{ status: number; text: string; auth: Promise<string | undefined> }> {
+    const headers: Record<string, string> = { accept: 'application/vnd.schemaregistry.v1+json, application/json' }
+    if (rejected !== undefined && this.authHeader === rejected) this.authHeader = undefined
+    const pending = (this.authHeader ??= this.resolveAuth())
+    const authorization = (await pending) ?? this.urlAuth
+    if (authorization) headers.authorization = authorization
+    const doFetch = this.opts.fetch ?? fetch
+    try {
+      const res = await doFetch(url, { headers, signal: AbortSignal.timeout(this.opts.timeoutMs) })
+      return { status: res.status, text: await res.text(), auth: pending }
+    } catch (err) {
+      const why = (err as Error).name === 'TimeoutError' ? `timed out after ${this.opts.timeoutMs} ms` : (err as Error).message
+      throw new RegistryUnavailableError(`schema registry GET ${url} failed: ${why}`, { cause: err })
+    }
+  }
+
   private async resolveAuth(): Promise<string | undefined> {
     try {
       return await this.opts.authorization?.()
@@ -143,7 +168,7 @@ export class ConfluentRegistry {
   }
 }
 
-/** Basic auth header from a Secrets Manager secret `{"username","password"}`. */
+/** Basic auth header from a Secrets Manager secret (credentials in FLOE_SCHEMA_REGISTRY_URL are used when there is no secret, and never shown) `{"username","password"}`. */
 export async function basicAuthFromSecret(secrets: import('@aws-sdk/client-secrets-manager').SecretsManagerClient, secretArn: string, timeoutMs: number): Promise<string> {
   const { GetSecretValueCommand } = await import('@aws-sdk/client-secrets-manager')
   let text: string | undefined

@@ -10,7 +10,7 @@ import { s3Delete, s3DeleteMany, s3List, s3Read, s3Stat, s3Write } from './s3.js
 import type { FileInfo, FileIO } from './types.js'
 
 export type { FileInfo, FileIO } from './types.js'
-export { joinPath, parsePath } from './paths.js'
+export { isInside, joinPath, parsePath } from './paths.js'
 
 export interface FileIOOptions {
   /** ListObjectsV2 page size (tests force paging with a small value); default S3's 1,000. */

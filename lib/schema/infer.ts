@@ -2,8 +2,10 @@
  * Schema inference from decoded JSON records (auto-created tables, new fields of evolving ones).
  * Objects → struct, arrays → list, integral numbers → long, other numbers → double, ISO-8601
  * date-times with a zone → timestamptz, booleans → boolean, other strings → string. Across
- * records types widen (long + double → double, timestamptz + string → string); any other
- * conflict falls back to string (coercion stores such values as text). Every inferred field is
+ * records a field takes the kind most of its values have (a strict majority; integers and
+ * doubles together count as numbers, double when any is fractional); without a majority it is a
+ * string (coercion stores any value as text). A minority of other values never decides the type:
+ * the writer dead-letters them when they do not coerce. Every inferred field is
  * optional, except identifier columns, which Iceberg requires to be required. A field that was
  * only ever null, `[]` or `{}` says nothing about its type and is left out until it has a value.
  */
@@ -18,85 +20,125 @@ export interface InferOptions {
   schemaId?: number
   /** Top-level columns that identify a row: made required and listed in `identifier-field-ids`. */
   idColumns?: string[]
+  /** Deepest nesting accepted (default 64); deeper values throw SchemaError instead of overflowing the stack. */
+  maxDepth?: number
 }
 
-type Shape =
-  | { kind: 'boolean' | 'long' | 'double' | 'timestamptz' | 'string' | 'binary' }
-  | { kind: 'struct'; fields: Map<string, Shape> }
-  | { kind: 'list'; element: Shape | undefined }
+/** What one field's values looked like across the records: how many of each kind. */
+type Kind = 'boolean' | 'long' | 'bigLong' | 'double' | 'timestamptz' | 'string' | 'binary'
+interface Stats {
+  /** Non-null values seen. */
+  n: number
+  prim: Partial<Record<Kind, number>>
+  struct?: { n: number; fields: Map<string, Stats> }
+  list?: { n: number; element: Stats }
+}
 
-const STRING: Shape = { kind: 'string' }
+const newStats = (): Stats => ({ n: 0, prim: {} })
 
-function shapeOf(v: unknown): Shape | undefined {
-  if (v === null || v === undefined) return undefined
+function primKind(v: unknown): Kind | undefined {
   switch (typeof v) {
     case 'boolean':
-      return { kind: 'boolean' }
+      return 'boolean'
     case 'bigint':
-      return { kind: 'long' }
+      return Number.isSafeInteger(Number(v)) ? 'long' : 'bigLong'
     case 'number':
-      return { kind: Number.isSafeInteger(v) ? 'long' : 'double' }
+      return Number.isSafeInteger(v) ? 'long' : 'double'
     case 'string':
-      return { kind: isZonedTimestampText(v) ? 'timestamptz' : 'string' }
+      return isZonedTimestampText(v) ? 'timestamptz' : 'string'
     case 'object':
       break
     default:
-      return STRING
+      return 'string'
   }
   const obj = v as Record<string, unknown>
   if (obj.isLosslessNumber === true && typeof obj.value === 'string') {
     const text = obj.value
-    return { kind: /^[+-]?\d+$/.test(text) && BigInt.asIntN(64, BigInt(text)) === BigInt(text) ? 'long' : 'double' }
+    return /^[+-]?\d+$/.test(text) && BigInt.asIntN(64, BigInt(text)) === BigInt(text) ? 'bigLong' : 'double'
   }
-  if (v instanceof Date) return { kind: 'timestamptz' }
-  if (v instanceof Uint8Array) return { kind: 'binary' }
+  if (v instanceof Date) return 'timestamptz'
+  if (v instanceof Uint8Array) return 'binary'
+  return undefined
+}
+
+/** Count `v` into `stats`. Recursion depth is the value's nesting, refused past `maxDepth`. */
+function observe(stats: Stats, v: unknown, depth: number, maxDepth: number): void {
+  if (v === null || v === undefined) return
+  if (depth > maxDepth) throw new SchemaError(`cannot infer a schema: a value nests deeper than ${maxDepth} levels`)
+  stats.n++
+  const kind = primKind(v)
+  if (kind !== undefined) {
+    stats.prim[kind] = (stats.prim[kind] ?? 0) + 1
+    return
+  }
   if (Array.isArray(v)) {
-    let element: Shape | undefined
-    for (const e of v) element = merge(element, shapeOf(e))
-    return { kind: 'list', element }
+    const list = (stats.list ??= { n: 0, element: newStats() })
+    list.n++
+    for (const e of v) observe(list.element, e, depth + 1, maxDepth)
+    return
   }
-  const fields = new Map<string, Shape>()
-  for (const [k, e] of v instanceof Map ? v : Object.entries(obj)) {
-    const s = shapeOf(e)
-    if (s !== undefined) fields.set(String(k), s)
+  const struct = (stats.struct ??= { n: 0, fields: new Map() })
+  struct.n++
+  for (const [k, e] of v instanceof Map ? v : Object.entries(v as object)) {
+    const key = String(k)
+    let field = struct.fields.get(key)
+    if (!field) struct.fields.set(key, (field = newStats()))
+    observe(field, e, depth + 1, maxDepth)
   }
-  return { kind: 'struct', fields }
 }
 
 /**
- * A shape with no type information: `[]`, `{}`, `[null]`, `{"a": null}`… It still takes part in
- * merging (`{}` in one record and `false` in another conflict, so the column becomes a string),
- * but a field whose merged shape is empty is left out of the schema.
+ * A field with no type information: only null, `[]`, `{}`, `[null]`… It still counts when the
+ * field's type is chosen (`{}` in one record and `false` in another is a tie, so a string), but a
+ * field whose values say nothing is left out of the schema.
  */
-function isEmpty(shape: Shape | undefined): boolean {
-  if (shape === undefined) return true
-  if (shape.kind === 'list') return isEmpty(shape.element)
-  if (shape.kind === 'struct') return [...shape.fields.values()].every(isEmpty)
-  return false
+function isEmpty(stats: Stats): boolean {
+  if (Object.keys(stats.prim).length > 0) return false
+  if (stats.list && !isEmpty(stats.list.element)) return false
+  if (stats.struct && [...stats.struct.fields.values()].some((f) => !isEmpty(f))) return false
+  return true
 }
 
-function merge(a: Shape | undefined, b: Shape | undefined): Shape | undefined {
-  if (a === undefined) return b
-  if (b === undefined) return a
-  if (a.kind === 'struct' && b.kind === 'struct') {
-    const fields = new Map(a.fields)
-    for (const [k, s] of b.fields) fields.set(k, merge(fields.get(k), s)!)
-    return { kind: 'struct', fields }
-  }
-  if (a.kind === 'list' && b.kind === 'list') return { kind: 'list', element: merge(a.element, b.element) }
-  if (a.kind === b.kind) return a
-  const pair = new Set([a.kind, b.kind])
-  if (pair.has('long') && pair.has('double')) return { kind: 'double' }
-  return STRING
+type Choice = { kind: 'struct'; fields: Map<string, Stats> } | { kind: 'list'; element: Stats } | { kind: Exclude<Kind, 'bigLong'> }
+
+/**
+ * The type of a field: the kind that holds a strict majority of its non-null values (integers and
+ * doubles counted together as numbers), else string, which holds anything. So a minority of
+ * mistyped values never decides a column: they are dead letters when coerced. Numbers are double
+ * when any is fractional, unless integers beyond 2^53 (which a double cannot hold) outnumber them.
+ * Below a list the values must agree (as before: any conflict → string).
+ */
+function choose(stats: Stats, inList: boolean): Choice {
+  const p = stats.prim
+  const longs = (p.long ?? 0) + (p.bigLong ?? 0)
+  const numbers = longs + (p.double ?? 0)
+  const counts: [Choice['kind'], number][] = [
+    ['boolean', p.boolean ?? 0],
+    ['long', numbers],
+    ['timestamptz', p.timestamptz ?? 0],
+    ['string', p.string ?? 0],
+    ['binary', p.binary ?? 0],
+    ['struct', stats.struct?.n ?? 0],
+    ['list', stats.list?.n ?? 0],
+  ]
+  const [kind, count] = counts.reduce((a, b) => (b[1] > a[1] ? b : a))
+  // Inside a list the elements of ONE record disagree: widen (any conflict → string), so a
+  // record on its own always fits the schema inferred from it.
+  if (inList ? count < stats.n : count * 2 <= stats.n) return { kind: 'string' }
+  // An object that says nothing (`{}`, all-null fields) does not beat a value that does.
+  if (kind === 'struct') return [...stats.struct!.fields.values()].every(isEmpty) ? { kind: 'string' } : { kind, fields: stats.struct!.fields }
+  if (kind === 'list') return { kind, element: stats.list!.element }
+  if (kind === 'long' && (p.double ?? 0) > 0 && (p.bigLong ?? 0) <= (p.double ?? 0)) return { kind: 'double' }
+  return { kind }
 }
 
 /** Infer an Iceberg schema from records, with fresh ids (Iceberg's order: a struct's fields first, then their children). */
 export function inferSchema(records: readonly object[], opts: InferOptions = {}): Schema {
-  let shape: Shape | undefined
-  for (const r of records) shape = merge(shape, shapeOf(r))
-  const root: Shape = shape?.kind === 'struct' ? shape : { kind: 'struct', fields: new Map() }
+  const root = newStats()
+  const maxDepth = opts.maxDepth ?? 64
+  for (const r of records) observe(root, r, 0, maxDepth)
   let next = opts.startId ?? 1
-  const struct = toStruct(root as Extract<Shape, { kind: 'struct' }>, () => next++)
+  const struct = toStruct(root.struct?.fields ?? new Map(), () => next++)
   const schema: Schema = { type: 'struct', 'schema-id': opts.schemaId ?? 0, fields: struct.fields }
   const idColumns = opts.idColumns ?? []
   if (idColumns.length) {
@@ -112,19 +154,21 @@ export function inferSchema(records: readonly object[], opts: InferOptions = {})
   return schema
 }
 
-function toStruct(shape: Extract<Shape, { kind: 'struct' }>, nextId: () => number): StructType {
-  const fields: NestedField[] = [...shape.fields]
+function toStruct(fields: Map<string, Stats>, nextId: () => number, inList = false): StructType {
+  const out: NestedField[] = [...fields]
     .filter(([, s]) => !isEmpty(s))
     .map(([name]) => ({ id: nextId(), name, required: false, type: 'string' }))
-  fields.forEach((f) => (f.type = toType(shape.fields.get(f.name)!, nextId)))
-  return { type: 'struct', fields }
+  out.forEach((f) => (f.type = toType(fields.get(f.name)!, nextId, inList)))
+  return { type: 'struct', fields: out }
 }
 
-function toType(shape: Shape, nextId: () => number): IcebergType {
-  if (shape.kind === 'struct') return toStruct(shape, nextId)
-  if (shape.kind === 'list') {
+function toType(stats: Stats, nextId: () => number, inList: boolean): IcebergType {
+  const choice = choose(stats, inList)
+  if (choice.kind === 'struct') return toStruct(choice.fields, nextId, inList)
+  if (choice.kind === 'list') {
     const id = nextId()
-    return { type: 'list', 'element-id': id, element: toType(shape.element ?? STRING, nextId), 'element-required': false }
+    const element = isEmpty(choice.element) ? 'string' : toType(choice.element, nextId, true)
+    return { type: 'list', 'element-id': id, element, 'element-required': false }
   }
-  return shape.kind
+  return choice.kind
 }

@@ -12,6 +12,7 @@
  */
 import { createHash } from 'node:crypto'
 import { mapBounded } from '../concurrency.js'
+import { redactUrls } from '../errors.js'
 import type { FileIO } from '../io/types.js'
 import type { KafkaRecord } from '../kafka/event.js'
 
@@ -54,7 +55,7 @@ export function deadLetterLine(pipeline: string, d: DeadLetter): DeadLetterLine 
     headers: r.headers.map((h) => ({ key: h.key, value: b64(h.value) })),
     ...(d.table ? { table: d.table } : {}),
     stage: d.stage,
-    reason: d.reason,
+    reason: redactUrls(d.reason),
   }
 }
 

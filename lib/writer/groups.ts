@@ -1,44 +1,89 @@
 /**
  * Registration groups. One registration is ONE DynamoDB transaction of at most 100 items: one
  * checkpoint update per Kafka partition plus one pending-batch put per table. A batch spanning
- * more (many partitions fanned out to many tables) is split into groups of whole partitions,
- * each registered by its own transaction and each with its own files — so a table touched by
- * two groups gets one file per (table, partition value) PER GROUP. Every group is fenced on its
- * own partitions' checkpoints, so the split keeps exactly-once: if a later group fails, the
- * mapping retries the batch and the records of already registered groups are dropped as below
- * their checkpoints.
+ * more is split:
  *
- * Greedy in the event's partition order: a partition joins the current group while
- * partitions + distinct tables stay within the limit. A single partition routed to more tables
- * than the limit allows cannot be registered atomically and fails the batch with a clear error.
+ * - **Across partitions**: into groups of whole partitions, each registered by its own
+ *   transaction and each with its own files — so a table touched by two groups gets one file per
+ *   (table, partition value) PER GROUP. Every group is fenced on its own partitions' checkpoints.
+ * - **Within a partition** fanned out to more tables than one transaction holds (99 with its
+ *   checkpoint, e.g. dynamic tables): into offset SEGMENTS, consecutive runs of its records that
+ *   together reach at most 99 tables. Segment k registers its tables' batches and moves the
+ *   checkpoint to the first offset of segment k+1 (the last one to the partition's last offset
+ *   + 1), conditioned on where segment k-1 left it — exactly as if the mapping had delivered the
+ *   partition in smaller batches. A crash between segments leaves a checkpoint in the middle of
+ *   the batch; the retry drops the records below it. Fencing is the same per transaction.
+ *
+ * If a later group fails, the mapping retries the batch and the records of already registered
+ * groups are dropped as below their checkpoints. Greedy in event order. A single record routed to
+ * more than 99 tables (only possible through very many static routes) cannot be registered
+ * atomically and fails the batch with a clear error.
  */
 import { FloeError } from '../errors.js'
 
-export interface GroupInput {
+/** One partition's records, or one offset segment of them, with the tables they go to. */
+export interface Segment {
   /** "topic-partition" */
+  key: string
+  tables: Set<string>
+  /** First offset of this segment (undefined: from the start of the batch). */
+  from?: bigint
+  /** First offset of the partition's next segment: this segment's new checkpoint (undefined: the partition's end). */
+  until?: bigint
+}
+
+export interface GroupInput {
   key: string
   /** Tables this partition's records go to. */
   tables: Set<string>
 }
 
-export function planGroups(partitions: readonly GroupInput[], maxItems = 100): string[][] {
-  const groups: string[][] = []
-  let current: string[] = []
-  let tables = new Set<string>()
-  for (const p of partitions) {
-    if (p.tables.size + 1 > maxItems) {
+/** Cut one partition's records (offset order) into segments of at most `maxTables` tables each. */
+export function segmentPartition(key: string, records: readonly { offset: bigint; tables: readonly string[] }[], maxTables: number): Segment[] {
+  const segments: Segment[] = []
+  let current: Segment = { key, tables: new Set() }
+  for (const r of records) {
+    if (r.tables.length > maxTables) {
       throw new FloeError(
-        `partition ${p.key} routes to ${p.tables.size} tables in one batch; one registration holds at most ${maxItems - 1} tables per partition (lower the fan-out or the mapping's BatchSize)`,
+        `partition ${key} offset ${r.offset}: one record routes to ${r.tables.length} tables; one registration holds at most ${maxTables} tables per partition (fewer routes per topic)`,
       )
     }
-    const union = new Set([...tables, ...p.tables])
-    if (current.length > 0 && current.length + 1 + union.size > maxItems) {
+    const added = r.tables.filter((t) => !current.tables.has(t))
+    if (current.tables.size + added.length > maxTables && r.offset >= 0n) {
+      current.until = r.offset
+      segments.push(current)
+      current = { key, tables: new Set(r.tables), from: r.offset }
+    } else for (const t of added) current.tables.add(t)
+  }
+  segments.push(current)
+  return segments
+}
+
+/** Groups of segments, each registered by one transaction of at most `maxItems` items; a partition's segments land in successive groups, in order. */
+export function planGroups(segments: readonly (Segment | GroupInput)[], maxItems = 100): Segment[][] {
+  const groups: Segment[][] = []
+  let current: Segment[] = []
+  let tables = new Set<string>()
+  for (const s of segments) {
+    if (s.tables.size + 1 > maxItems) {
+      throw new FloeError(
+        `partition ${s.key} routes to ${s.tables.size} tables in one segment; one registration holds at most ${maxItems - 1} tables per partition (lower the fan-out or the mapping's BatchSize)`,
+      )
+    }
+    const union = new Set([...tables, ...s.tables])
+    if (current.length > 0 && (current.length + 1 + union.size > maxItems || current.some((c) => c.key === s.key))) {
       groups.push(current)
       current = []
-      tables = new Set(p.tables)
+      tables = new Set(s.tables)
     } else tables = union
-    current.push(p.key)
+    current.push(s)
   }
   if (current.length > 0) groups.push(current)
   return groups
+}
+
+/** True when a record at `offset` belongs to `segment` (records without an offset belong to a partition's first segment). */
+export function inSegment(segment: Segment, offset: bigint): boolean {
+  if (offset < 0n) return segment.from === undefined
+  return (segment.from === undefined || offset >= segment.from) && (segment.until === undefined || offset < segment.until)
 }

@@ -20,8 +20,9 @@ import { eventPartitions } from '../kafka/partitions.js'
 import { parseKafkaEvent, partitionKey, type KafkaRecord } from '../kafka/event.js'
 import type { Schema } from '../schema/types.js'
 import { BufferPool, type FlushReason } from './buffers.js'
+import { checkRecord } from './guard.js'
 import { dataFilePath, writeDataFile } from './files.js'
-import { planGroups } from './groups.js'
+import { inSegment, planGroups, segmentPartition } from './groups.js'
 import { newGroupState, tableResult, writeGroup, type Item } from './register.js'
 import { TableSet, type Sample } from './tables.js'
 import type { WriteResult, WriterDeps } from './types.js'
@@ -72,10 +73,9 @@ export async function writeBatch(deps: WriterDeps, event: unknown, opts: WriteOp
   if (items.length === 0) return finish(result, checkpoints)
 
   // Back pressure, before anything is written.
-  const routed = new Set(items.flatMap((i) => i.tables))
-  await checkBackpressure(deps, routed)
-
   const tables = new TableSet(deps)
+  const routed = admitTables(tables, items, config.limits.maxTablesPerBatch)
+  await checkBackpressure(deps, routed)
   await prepareTables(tables, items)
   await decodeKeys(deps, tables, items)
 
@@ -95,26 +95,33 @@ export async function writeBatch(deps: WriterDeps, event: unknown, opts: WriteOp
   })
   let group = newGroupState()
 
-  const partitionTables = new Map<string, Set<string>>()
+  // Segments per partition (offset runs that fit one transaction's tables), then groups of them.
+  const perPartition = new Map<string, { offset: bigint; tables: string[] }[]>()
   for (const item of items) {
-    let s = partitionTables.get(item.pkey)
-    if (!s) partitionTables.set(item.pkey, (s = new Set()))
-    for (const t of item.tables) s.add(t)
+    let list = perPartition.get(item.pkey)
+    if (!list) perPartition.set(item.pkey, (list = []))
+    // Only tables that get a batch count (refused or failed ones only make dead letters).
+    list.push({ offset: item.record.offset, tables: item.tables.filter((t) => tables.get(t)?.failure === undefined) })
   }
   const groups = planGroups(
-    [...partitionTables].map(([key, t]) => ({ key, tables: t })),
+    [...perPartition].flatMap(([key, list]) => segmentPartition(key, list, maxTransactionItems - 1)),
     maxTransactionItems,
   )
 
   let anyRegistered = false
   let anyStale = false
-  for (const keys of groups) {
-    const inGroup = new Set(keys)
+  for (const segments of groups) {
+    const keys = segments.map((s) => s.key)
+    const inGroup = new Map(segments.map((s) => [s.key, s]))
+    const ends = new Map(segments.filter((s) => s.until !== undefined).map((s) => [s.key, s.until!]))
     for (let attempt = 1; ; attempt++) {
       group = newGroupState()
-      const groupItems = items.filter((i) => inGroup.has(i.pkey) && !(i.record.offset >= 0n && (checkpoints.get(i.pkey) ?? -1n) > i.record.offset))
+      const groupItems = items.filter((i) => {
+        const segment = inGroup.get(i.pkey)
+        return segment !== undefined && inSegment(segment, i.record.offset) && !(i.record.offset >= 0n && (checkpoints.get(i.pkey) ?? -1n) > i.record.offset)
+      })
       if (groupItems.length === 0) break
-      const outcome = await writeGroup(deps, tables, pool, group, groupItems, keys, byKey, checkpoints, writerId, result)
+      const outcome = await writeGroup(deps, tables, pool, group, groupItems, keys, byKey, checkpoints, writerId, result, ends)
       if (outcome === 'registered') {
         anyRegistered = true
         break
@@ -141,11 +148,18 @@ async function prepareItem(deps: WriterDeps, record: KafkaRecord, pkey: string):
   if (record.error !== undefined) return { record, pkey, tables: [], dead: { record, reason: record.error, stage: 'event' } }
   let value: Record<string, unknown> | undefined
   let schema: Schema | undefined
+  const limits = deps.config.limits
   if (record.value !== null) {
+    if (record.value.byteLength > limits.maxRecordBytes) {
+      const reason = `record value is ${record.value.byteLength} bytes, more than FLOE_MAX_RECORD_KB=${limits.maxRecordBytes / 1024}`
+      return { record, pkey, tables: [], dead: { record, reason, stage: 'decode' } }
+    }
     const decoded = await deps.decoders.decodeValue(record)
     if (!decoded.ok) return { record, pkey, tables: [], dead: { record, reason: decoded.reason, stage: 'decode' } }
     value = decoded.value
     schema = decoded.schema
+    const problem = checkRecord(value, limits, { declared: schema !== undefined })
+    if (problem !== undefined) return { record, pkey, tables: [], dead: { record, reason: problem, stage: 'decode' } }
   } else {
     // A tombstone (null value) has no row to write; it is a dead letter so it is never silent.
     return { record, pkey, tables: [], dead: { record, reason: 'record has no value (tombstone)', stage: 'decode' } }
@@ -190,11 +204,29 @@ async function checkBackpressure(deps: WriterDeps, tables: Set<string>): Promise
   }
 }
 
+/**
+ * The first `max` distinct tables of the batch (in event order) are written; records routed to
+ * any other are dead letters for it (FLOE_MAX_TABLES_PER_BATCH bounds what one invocation costs:
+ * a catalog load or create, a back-pressure query, a file and a pending batch per table).
+ */
+function admitTables(tables: TableSet, items: Item[], max: number): Set<string> {
+  const admitted = new Set<string>()
+  for (const item of items) {
+    for (const t of item.tables) {
+      if (admitted.has(t) || tables.get(t) !== undefined) continue
+      if (admitted.size < max) admitted.add(t)
+      else tables.refuse(t, `table ${t} would be table ${admitted.size + 1} of this invocation, more than FLOE_MAX_TABLES_PER_BATCH=${max}`)
+    }
+  }
+  return admitted
+}
+
 /** Load, create or evolve every routed table once, from all of its records in the batch. */
 async function prepareTables(tables: TableSet, items: Item[]): Promise<void> {
   const values = new Map<string, Sample[]>()
   for (const item of items) {
     for (const t of item.tables) {
+      if (tables.get(t) !== undefined) continue // refused (over the table limit)
       let list = values.get(t)
       if (!list) values.set(t, (list = []))
       list.push({ record: item.record, value: item.value!, schema: item.schema })

@@ -61,6 +61,8 @@ export async function writeGroup(
   checkpoints: Map<string, bigint | undefined>,
   writerId: string,
   result: WriteResult,
+  /** New checkpoints of partitions registered in offset segments (groups.ts): the next segment's first offset. */
+  ends: ReadonlyMap<string, bigint> = new Map(),
 ): Promise<'registered' | 'stale' | FencedError> {
   const { config, control, io } = deps
   const dead: DeadLetter[] = []
@@ -85,7 +87,7 @@ export async function writeGroup(
     for (const table of item.tables) {
       const state = tables.get(table)!
       if (state.failure !== undefined) {
-        dead.push({ record: item.record, reason: state.failure, table, stage: 'schema' })
+        dead.push({ record: item.record, reason: state.failure, table, stage: state.failureStage ?? 'schema' })
         continue
       }
       let built
@@ -119,7 +121,7 @@ export async function writeGroup(
     const p = byKey.get(key)!
     if (p.lastOffset === undefined || !firstNew.has(key)) continue
     expected.set(key, checkpoints.get(key))
-    next.set(key, p.lastOffset + 1n)
+    next.set(key, ends.get(key) ?? p.lastOffset + 1n)
   }
   const batches: PendingBatchInput[] = []
   for (const [table, files] of group.dataFiles) {

@@ -7,7 +7,9 @@
  * - `{ table }`: a static table; `{topic}` in the name is replaced by the record's topic.
  * - `{ field, match }`: the field's value (dotted path, stringified) is tested against each
  *   table's regex; every matching table is taken.
- * - `{ tableFromField }`: the field's value names the table (optionally `namespace` and `prefix`).
+ * - `{ tableFromField }`: the field's value names the table (optionally `namespace` and `prefix`),
+ *   confined to that namespace and prefix (and the `allow` pattern, if any); never a table that
+ *   static routes or `tables` name, unless `allowStatic`; at most FLOE_MAX_TABLE_NAME_LENGTH.
  * - A record no route matched follows `unrouted`: `dead-letter` (with the reason), `drop`
  *   (counted by the caller), or `{ table }` (a default table).
  *
@@ -19,7 +21,9 @@
  * Java's DynamoDbCatalog accepts them too). A part with no letter or digit left is an error
  * (for a record value: a dead letter, never a table called "").
  */
-import type { Routes, TableOptions } from '../config.js'
+import { RE2JS } from 're2js'
+import { DEFAULT_LIMITS, type RecordLimits, type Routes, type TableOptions } from '../config.js'
+import { excerpt } from './guard.js'
 
 export interface TableId {
   namespace: string
@@ -83,9 +87,10 @@ type Compiled = {
   needsValue: boolean
 }
 
-export function compileRoutes(routes: Routes): Router {
+export function compileRoutes(routes: Routes, limits: Pick<RecordLimits, 'maxTableNameLength'> = DEFAULT_LIMITS): Router {
   const ns = routes.defaultNamespace
   const norm = (n: string) => normalizeTableName(n, ns)
+  const statics = staticTables(routes)
   const compiled: Compiled[] = routes.routes.map((r, i) => {
     const topicTest =
       r.topic !== undefined ? (t: string) => t === r.topic : r.topicPattern !== undefined ? regexTest(r.topicPattern) : () => true
@@ -108,6 +113,10 @@ export function compileRoutes(routes: Routes): Router {
               problems.push(`routes[${i}]: ${(err as Error).message}`)
               return
             }
+            if (name.length > limits.maxTableNameLength) {
+              problems.push(`routes[${i}]: topic '${excerpt(t)}' makes table name ${JSON.stringify(excerpt(name))}, longer than FLOE_MAX_TABLE_NAME_LENGTH=${limits.maxTableNameLength}`)
+              return
+            }
             cache.set(t, name)
           }
           out.add(name)
@@ -126,23 +135,39 @@ export function compileRoutes(routes: Routes): Router {
         },
       }
     }
-    const namespace = r.namespace ?? ns
+    // Confined: the name is always `<namespace>.<prefix><sanitized value>` (a `.` in the value
+    // is sanitised away, so it cannot pick another namespace), must match `allow` when set, and
+    // is never a statically routed or configured table unless `allowStatic` says so.
+    const namespace = (r.namespace ?? ns).split('.').map(sanitizeName).join('.')
+    const prefix = sanitizeName(r.prefix) === '' ? '' : r.prefix
+    const allow = r.allow === undefined ? undefined : regexTest(`^(?:${r.allow})$`)
+    const max = limits.maxTableNameLength
     return {
       topic: topicTest,
       needsValue: true,
       tables: (_t, v, out, problems) => {
         const raw = fieldValue(v, r.tableFromField)
         const text = scalarText(raw)
+        const field = `routes[${i}]: field '${r.tableFromField}'`
         if (text === undefined) {
-          problems.push(`routes[${i}]: field '${r.tableFromField}' ${raw === undefined ? 'is missing' : `is not a scalar (${JSON.stringify(raw)?.slice(0, 80)})`}`)
+          problems.push(`${field} ${raw === undefined ? 'is missing' : `is not a scalar (${excerpt(JSON.stringify(raw) ?? String(raw))})`}`)
           return
         }
-        const name = sanitizeName(r.prefix + text)
+        const shown = JSON.stringify(excerpt(text))
+        if (prefix.length + text.length + namespace.length + 1 > max * 4) {
+          problems.push(`${field} value ${shown} makes a table name longer than FLOE_MAX_TABLE_NAME_LENGTH=${max}`)
+          return
+        }
+        const name = sanitizeName(prefix + text)
         if (name === '') {
-          problems.push(`routes[${i}]: field '${r.tableFromField}' value ${JSON.stringify(text)} is not a usable table name`)
+          problems.push(`${field} value ${shown} is not a usable table name`)
           return
         }
-        out.add(`${namespace.split('.').map(sanitizeName).join('.')}.${name}`)
+        const table = `${namespace}.${name}`
+        if (table.length > max) problems.push(`${field} value ${shown} makes table name ${JSON.stringify(excerpt(table))} (${table.length} characters), longer than FLOE_MAX_TABLE_NAME_LENGTH=${max}`)
+        else if (allow !== undefined && !allow(name)) problems.push(`${field} value ${shown} makes table ${table}, which the route's allow pattern ${JSON.stringify(r.allow)} does not match`)
+        else if (statics.has(table) && !r.allowStatic) problems.push(`${field} value ${shown} names ${table}, a statically routed table that dynamic routes may not write (set allowStatic on the route to allow it)`)
+        else out.add(table)
       },
     }
   })
@@ -168,7 +193,25 @@ export function compileRoutes(routes: Routes): Router {
   }
 }
 
-function regexTest(pattern: string): (s: string) => boolean {
-  const re = new RegExp(pattern)
-  return (s) => re.test(s)
+/**
+ * Route regexes run on record data (`match`) and topic names, so they use RE2 semantics (the
+ * `re2js` port: linear time in the input, no backtracking — `^(a+)+$` over 40 characters is
+ * microseconds, not minutes). Patterns RE2 cannot run (backreferences, lookaround) are refused
+ * at config load (lib/config.ts). Unanchored, like RegExp#test.
+ */
+export function regexTest(pattern: string): (s: string) => boolean {
+  const re = RE2JS.compile(pattern)
+  return (s) => re.matcher(s).find()
+}
+
+/** Every table a static route, a `match` route, `tables` or `unrouted` names: out of reach of dynamic routes. */
+function staticTables(routes: Routes): Set<string> {
+  const norm = (n: string) => normalizeTableName(n, routes.defaultNamespace)
+  const out = new Set(Object.keys(routes.tables).map(norm))
+  for (const r of routes.routes) {
+    if ('table' in r && !r.table.includes('{topic}')) out.add(norm(r.table))
+    if ('match' in r) for (const t of Object.keys(r.match)) out.add(norm(t))
+  }
+  if (typeof routes.unrouted === 'object') out.add(norm(routes.unrouted.table))
+  return out
 }

@@ -15,7 +15,7 @@
  * A table that cannot be prepared (missing with autoCreate off, or an incompatible change the
  * Iceberg rules reject) is not a crash: its records become dead letters with the reason.
  */
-import { AlreadyExistsError, CommitConflictError, IcebergError, NoSuchTableError, SchemaError } from '../errors.js'
+import { AlreadyExistsError, CommitConflictError, IcebergError, NoSuchTableError, RecordError, SchemaError } from '../errors.js'
 import { addSchema, currentSchema, defaultSpec } from '../iceberg/metadata.js'
 import { parsePartitionBy, partitionPath, partitionTuple } from '../iceberg/partition.js'
 import type { PartitionSpec, PartitionTuple, TableMetadata } from '../iceberg/types.js'
@@ -26,7 +26,13 @@ import { inferSchema } from '../schema/infer.js'
 import { maxFieldId } from '../schema/walk.js'
 import { compileCoercer, type Coerced, type Coercer } from './columnar/coerce.js'
 import { encodeParquet } from './columnar/parquet.js'
-import type { EncodedChunk } from './files.js'
+import { isInside } from '../io/index.js'
+import { partitionKeyOf } from './buffers.js'
+import { dataFilePath, dataLocation, type EncodedChunk } from './files.js'
+import { excerpt, recordColumns } from './guard.js'
+
+/** S3's limit on an object key (bytes of UTF-8). */
+const S3_KEY_BYTES = 1_024
 import { hasKafkaColumn, KAFKA_COLUMN, kafkaField, kafkaKeyType, kafkaParts, kafkaValue, keyText, type KafkaKeyType, type KafkaPart } from './kafka-column.js'
 import { parseTableName } from './routing.js'
 import type { TableOptions } from '../config.js'
@@ -45,6 +51,8 @@ export interface TableState {
   kafkaKey?: KafkaKeyType
   /** Set when the table could not be prepared: every record routed to it is a dead letter with this reason. */
   failure?: string
+  /** The dead-letter stage of `failure` (default 'schema'). */
+  failureStage?: 'route' | 'schema'
   created?: boolean
   evolvedToSchemaId?: number
   unknownFieldsIgnored: number
@@ -86,15 +94,30 @@ export class TableSet {
     const id = parseTableName(name, config.routes.defaultNamespace)
     const kafka = kafkaParts(options.kafkaMetadata)
     let state: TableState
+    // A value field named like the metadata column would become a second `_kafka` field (or be
+    // overwritten): such a record is a dead letter for this table and shapes nothing.
+    const usable = kafka.length ? samples.filter((s) => !(KAFKA_COLUMN in s.value) || !this.#reject(name, s.value, reservedReason(name))) : samples
     try {
-      state = await this.#loadOrCreate(name, id, options, kafka, samples)
-      if (options.evolveSchema) await this.#evolve(state, samples)
+      state = await this.#loadOrCreate(name, id, options, kafka, usable)
+      if (options.evolveSchema) await this.#evolve(state, usable.filter((s) => this.#rejection(name, s.value) === undefined))
     } catch (err) {
       if (!(err instanceof SchemaError || err instanceof NoSuchTableError)) throw err
       state = failed(name, id, options, kafka, err.message)
     }
     this.#states.set(name, state)
     return state
+  }
+
+  /** Mark `name` as not written by this invocation: its records become dead letters with `reason` (stage route). */
+  refuse(name: string, reason: string): void {
+    const { config, router } = this.#deps
+    let id: TableIdentifier
+    try {
+      id = parseTableName(name, config.routes.defaultNamespace)
+    } catch {
+      id = { namespace: config.routes.defaultNamespace, name }
+    }
+    this.#states.set(name, { ...failed(name, id, router.options(name), [], reason), failureStage: 'route' })
   }
 
   /** True when `name`'s rows carry the key as text (a prepared table with a string `_kafka.key` column): keys of topics with a key format must be decoded for it. */
@@ -108,8 +131,26 @@ export class TableSet {
     this.#keys.set(record, key)
   }
 
+  /** Records the table refused while it was prepared (reserved names, past the column limit), with the reason. */
+  readonly #rejected = new Map<string, WeakMap<object, string>>()
+
+  /** Remember that `value` is a dead letter for `table`; returns true (for filters). */
+  #reject(table: string, value: object, reason: string): true {
+    let m = this.#rejected.get(table)
+    if (!m) this.#rejected.set(table, (m = new WeakMap()))
+    m.set(value, reason)
+    return true
+  }
+
+  #rejection(table: string, value: object): string | undefined {
+    return this.#rejected.get(table)?.get(value)
+  }
+
   /** A record as a row of the table's current schema (throws RecordError for a bad value). */
   buildRow(state: TableState, record: KafkaRecord, value: Record<string, unknown>): { row: Record<string, unknown>; partition: PartitionTuple } {
+    const rejected = this.#rejection(state.name, value)
+    if (rejected !== undefined) throw new RecordError(rejected)
+    if (state.kafka.length && KAFKA_COLUMN in value) throw new RecordError(reservedReason(state.name))
     let input = value
     if (state.kafka.length && hasKafkaColumn(state.schema)) {
       // A string key column gets text (the decoded key if there is one, else the raw bytes); a binary one the raw bytes.
@@ -120,7 +161,44 @@ export class TableSet {
     if (cached) this.#coerced.delete(value)
     const { row, unknown } = cached?.coerce === state.coerce ? cached.result : state.coerce(input)
     if (unknown.length) state.unknownFieldsIgnored += unknown.length
-    return { row, partition: state.spec.fields.length ? partitionTuple(state.spec, state.schema, row) : [] }
+    if (!state.spec.fields.length) return { row, partition: [] }
+    const partition = partitionTuple(state.spec, state.schema, row)
+    const problem = this.#pathProblem(state, partition)
+    if (problem !== undefined) throw new RecordError(problem)
+    return { row, partition }
+  }
+
+  /** Partition paths checked per table (by partition key): undefined = fine, else the reason. */
+  readonly #paths = new WeakMap<TableState, Map<string, string | undefined>>()
+
+  /**
+   * A partition value's path must stay short (FLOE_MAX_PARTITION_VALUE_BYTES per escaped value,
+   * S3's 1,024-byte key limit for the whole file path) and inside the table's data location.
+   */
+  #pathProblem(state: TableState, partition: PartitionTuple): string | undefined {
+    let cache = this.#paths.get(state)
+    if (!cache) this.#paths.set(state, (cache = new Map()))
+    const key = partitionKeyOf(partition)
+    if (cache.has(key)) return cache.get(key)
+    if (cache.size > 10_000) cache.clear()
+    const max = this.#deps.config.limits.maxPartitionValueBytes
+    const path = state.partitionPath(partition)
+    const segments = path.split('/')
+    let problem: string | undefined
+    const long = segments.findIndex((seg) => Buffer.byteLength(seg) > max)
+    if (long >= 0) {
+      const field = state.spec.fields[long]!
+      problem = `table ${state.name}: partition ${field.name} value ${JSON.stringify(excerpt(String(partition[long])))} is ${Buffer.byteLength(segments[long]!)} bytes in the file path, more than FLOE_MAX_PARTITION_VALUE_BYTES=${max}`
+    } else {
+      const location = dataLocation(state.metadata)
+      const file = dataFilePath(state.metadata, path, 'x'.repeat(64), 0)
+      const keyBytes = Buffer.byteLength(file.replace(/^[a-z0-9]+:\/\/[^/]*\//, ''))
+      if (keyBytes > S3_KEY_BYTES) problem = `table ${state.name}: partition path of ${Buffer.byteLength(path)} bytes makes data file keys of ${keyBytes} bytes, more than S3's ${S3_KEY_BYTES}`
+      else if (segments.some((seg) => seg === '' || seg === '.' || seg === '..') || !isInside(location, file))
+        problem = `table ${state.name}: partition path ${excerpt(JSON.stringify(path))} would leave the table location ${location}`
+    }
+    cache.set(key, problem)
+    return problem
   }
 
   encode(state: TableState, rows: Record<string, unknown>[]): Promise<EncodedChunk> {
@@ -139,7 +217,9 @@ export class TableSet {
     }
     // The format's own schema (Avro, Connect envelope) when every record has one, else inference.
     const declared = samples.every((s) => s.schema !== undefined) ? samples[0]?.schema : undefined
-    let schema = declared ? withIdColumns(optionalFields(declared), options.idColumns) : inferSchema(samples.map((s) => s.value), { idColumns: options.idColumns })
+    let schema = declared
+      ? withIdColumns(optionalFields(declared), options.idColumns)
+      : inferSchema(this.#withinColumns(name, samples).map((s) => s.value), { idColumns: options.idColumns, maxDepth: this.#deps.config.limits.maxDepth })
     if (kafka.length) {
       const { field } = kafkaField(kafka, maxFieldId(schema) + 1, this.#keyType(samples))
       schema = { ...schema, fields: [...schema.fields, field] }
@@ -171,6 +251,24 @@ export class TableSet {
     }
     const loaded = await catalog.loadTable(id)
     return stateOf(name, id, options, kafka, loaded.metadata, loaded.metadataLocation)
+  }
+
+  /**
+   * The samples a new table is inferred from, in batch order, while their columns together stay
+   * within FLOE_MAX_COLUMNS; a record that would pass it is a dead letter for this table (it
+   * would otherwise widen the table through evolution right after).
+   */
+  #withinColumns(name: string, samples: Sample[]): Sample[] {
+    const max = this.#deps.config.limits.maxColumns
+    const union = new Set<string>()
+    return samples.filter((s) => {
+      const added = [...recordColumns(s.value)].filter((c) => !union.has(c))
+      if (union.size + added.length <= max) {
+        for (const c of added) union.add(c)
+        return true
+      }
+      return !this.#reject(name, s.value, `table ${name}: record would bring the new table to ${union.size + added.length} columns, more than FLOE_MAX_COLUMNS=${max}`)
+    })
   }
 
   /** `_kafka.key`'s type for a column created from these records: string when any comes from a topic with a key format. */
@@ -220,6 +318,9 @@ export class TableSet {
     }
   }
 }
+
+const reservedReason = (table: string): string =>
+  `table ${table}: field '${KAFKA_COLUMN}' is reserved for the Kafka metadata column (kafkaMetadata is on): rename the field or turn kafkaMetadata off`
 
 function stateOf(name: string, id: TableIdentifier, options: TableOptions, kafka: KafkaPart[], metadata: TableMetadata, metadataLocation: string): TableState {
   const schema = currentSchema(metadata)

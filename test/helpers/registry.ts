@@ -23,6 +23,8 @@ export interface TestRegistry {
   /** Register through the REST API (as a producer would); returns the schema id. */
   register(subject: string, schema: unknown, opts?: { schemaType?: string; references?: RegisteredSchema['references'] }): Promise<number>
   outage(mode: OutageMode): void
+  /** Change the accepted basic-auth credentials (a rotation). */
+  setAuth(auth: { username: string; password: string }): void
   /** Paths of every request received, in order. */
   readonly requests: string[]
   close(): Promise<void>
@@ -37,7 +39,7 @@ export async function startTestRegistry(opts: { auth?: { username: string; passw
   let mode: OutageMode = false
   const requests: string[] = []
   const sockets = new Set<Socket>()
-  const expectedAuth = opts.auth ? `Basic ${Buffer.from(`${opts.auth.username}:${opts.auth.password}`).toString('base64')}` : undefined
+  let expectedAuth = opts.auth ? `Basic ${Buffer.from(`${opts.auth.username}:${opts.auth.password}`).toString('base64')}` : undefined
 
   const send = (res: ServerResponse, status: number, body: unknown) => {
     res.writeHead(status, { 'content-type': CONTENT_TYPE })
@@ -101,6 +103,9 @@ export async function startTestRegistry(opts: { auth?: { username: string; passw
     requests,
     outage(m) {
       mode = m
+    },
+    setAuth(auth) {
+      expectedAuth = `Basic ${Buffer.from(`${auth.username}:${auth.password}`).toString('base64')}`
     },
     async register(subject, schema, o = {}) {
       const headers: Record<string, string> = { 'content-type': CONTENT_TYPE }

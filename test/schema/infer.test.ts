@@ -53,4 +53,22 @@ describe('inferSchema', () => {
     expect(() => inferSchema([{ id: 1 }], { idColumns: ['key'] })).toThrow(SchemaError)
     expect(() => inferSchema([{ v: 2.5 }], { idColumns: ['v'] })).toThrow("identifier column 'v' must be a non-floating primitive, got double")
   })
+
+  it('a minority of mistyped values does not decide a type; without a majority the column is a string', () => {
+    const records = [...Array.from({ length: 9 }, () => ({ ts: '2024-05-01T10:00:00Z', n: 1, ok: true })), { ts: 'yesterday-ish', n: 'x', ok: 'maybe' }]
+    expect(inferSchema(records).fields.map((f) => [f.name, f.type])).toEqual([
+      ['ts', 'timestamptz'],
+      ['n', 'long'],
+      ['ok', 'boolean'],
+    ])
+    expect(inferSchema([{ a: 1 }, { a: 'x' }, { a: true }]).fields[0]!.type).toBe('string')
+    // Integers beyond 2^53 outnumbering the doubles keep the column long (a double cannot hold them).
+    expect(inferSchema([{ n: 2n ** 62n }, { n: 2n ** 62n + 1n }, { n: 1.5 }]).fields[0]!.type).toBe('long')
+  })
+
+  it('refuses to recurse past maxDepth instead of overflowing the stack', () => {
+    let deep: unknown = 1
+    for (let i = 0; i < 10_000; i++) deep = [deep]
+    expect(() => inferSchema([{ a: deep }], { maxDepth: 64 })).toThrow(/nests deeper than 64 levels/)
+  })
 })

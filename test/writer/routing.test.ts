@@ -73,4 +73,25 @@ describe('compileRoutes', () => {
     expect(r.options('default.clicks').partitionBy).toEqual(['day(ts)'])
     expect(r.options('default.other').evolveSchema).toBe(false)
   })
+
+  it('keeps tableFromField inside its namespace and prefix, off static tables, within allow and the length limit', () => {
+    const r = router({
+      defaultNamespace: 'shop',
+      routes: [{ topic: 'orders', table: 'orders' }, { topic: 'e', tableFromField: 't', prefix: 'ev_', allow: 'ev_[a-z]+' }, { topic: 'f', tableFromField: 't' }, { topic: 'g', tableFromField: 't', allowStatic: true }],
+      tables: { 'shop.vip': {} },
+    })
+    expect(r.route('e', { t: 'Page.View' })).toEqual({ kind: 'dead-letter', reason: expect.stringMatching(/allow pattern "ev_\[a-z\]\+" does not match/) })
+    expect(r.route('e', { t: 'click' })).toEqual({ kind: 'tables', tables: ['shop.ev_click'] })
+    expect(r.route('f', { t: 'other.ns.x' })).toEqual({ kind: 'tables', tables: ['shop.other_ns_x'] })
+    expect(r.route('f', { t: 'ORDERS' })).toEqual({ kind: 'dead-letter', reason: expect.stringMatching(/names shop.orders, a statically routed table/) })
+    expect(r.route('f', { t: 'vip' })).toEqual({ kind: 'dead-letter', reason: expect.stringMatching(/names shop.vip, a statically routed table/) })
+    expect(r.route('g', { t: 'ORDERS' })).toEqual({ kind: 'tables', tables: ['shop.orders'] })
+    expect(r.route('f', { t: 'x'.repeat(200) })).toEqual({ kind: 'dead-letter', reason: expect.stringMatching(/longer than FLOE_MAX_TABLE_NAME_LENGTH=128/) })
+  })
+
+  it('matches regexes in linear time (RE2): a catastrophic JavaScript pattern answers at once', () => {
+    const r = router({ routes: [{ field: 'v', match: { t: '^(a+)+$' } }], unrouted: 'drop' })
+    expect(r.route('x', { v: `${'a'.repeat(5_000)}!` }).kind).toBe('drop')
+    expect(r.route('x', { v: 'aaa' })).toEqual({ kind: 'tables', tables: ['default.t'] })
+  })
 })

@@ -29,7 +29,7 @@ export interface EventRecord {
   topic: string
   partition: number
   offset: bigint | number
-  /** An object is sent as JSON; a string as raw UTF-8 (e.g. invalid JSON); null as a tombstone. */
+  /** An object is sent as JSON; a string as raw UTF-8 (e.g. invalid JSON); bytes as they are; null as a tombstone. */
   value: unknown
   timestamp?: number
   key?: string | null
@@ -41,7 +41,7 @@ export function kafkaEvent(records: EventRecord[]): Record<string, unknown> {
   const base = JSON.parse(readFileSync(join(here, '..', 'events', 'msk-base.json'), 'utf8')) as Record<string, unknown>
   const grouped: Record<string, Record<string, unknown>[]> = {}
   for (const r of records) {
-    const value = r.value === null ? null : typeof r.value === 'string' ? r.value : JSON.stringify(r.value)
+    const value = r.value === null ? null : typeof r.value === 'string' || r.value instanceof Uint8Array ? r.value : JSON.stringify(r.value)
     const rec = {
       ...structuredClone(template),
       topic: r.topic,
@@ -69,13 +69,14 @@ export interface WriterSetup {
 export async function writerSetup(settings: Partial<Record<SettingName, string>> = {}): Promise<WriterSetup> {
   const aws = testAws()
   const [bucket, controlTable, catalogTable] = await Promise.all([createTestBucket(), createTestControlTable(), createTestCatalogTable()])
-  const warehouse = `s3://${bucket}/warehouse`
-  const config = loadConfig({}, { FLOE_WAREHOUSE: warehouse, FLOE_CONTROL_TABLE: controlTable, FLOE_CATALOG_TABLE: catalogTable, FLOE_PIPELINE: 'test', ...settings })
+  const config = loadConfig({}, { FLOE_WAREHOUSE: `s3://${bucket}/warehouse`, FLOE_CONTROL_TABLE: controlTable, FLOE_CATALOG_TABLE: catalogTable, FLOE_PIPELINE: 'test', ...settings })
+  // A FLOE_WAREHOUSE in `settings` (e.g. file://) wins for the catalog too.
+  const warehouse = config.warehouse
   const io = createFileIO(aws.clients)
   const control: ControlContext = createControlContext(config, aws.doc, io)
   const catalog = new DynamoDbCatalog({ ddb: aws.ddb, tableName: catalogTable, warehouse, io })
   const decoders = createDecoders(config, aws.clients)
-  const deps: WriterDeps = { config, io, catalog, control, decoders, router: compileRoutes(config.routes) }
+  const deps: WriterDeps = { config, io, catalog, control, decoders, router: compileRoutes(config.routes, config.limits) }
   return { deps, io, bucket, warehouse, control, catalog }
 }
 

@@ -32,6 +32,18 @@ export function safeJson(value: unknown): string {
   }
 }
 
+/** The largest finite 32-bit float. */
+const FLOAT_MAX = 3.4028234663852886e38
+
+/** `f` (toFloat of `v`) holds `v` exactly as far as a float column can tell: integers round-trip, finite text stays finite. */
+function exactFloat(v: unknown, f: number): boolean {
+  const text = typeof v === 'bigint' ? v.toString() : typeof v === 'string' ? v.trim() : losslessText(v)
+  if (text === undefined) return true
+  if (/^[+-]?\d+$/.test(text)) return Number.isFinite(f) && BigInt(f) === BigInt(text)
+  // Explicit NaN / Infinity text is meant; only a finite literal that overflowed is not.
+  return Number.isFinite(f) || !/^[+-]?(\d|\.\d)/.test(text)
+}
+
 const INT_MIN = -(2 ** 31)
 const INT_MAX = 2 ** 31 - 1
 const LONG_MIN = -(2n ** 63n)
@@ -84,9 +96,15 @@ export function compilePrimitive(type: string): Convert {
       }
     case 'float':
     case 'double':
+      // Never stored inexactly without an error: an integer a double cannot hold (beyond 2^53,
+      // not a power-of-two multiple), finite text that overflows to ±Infinity, or a double past
+      // float's range in a float column is a Failure (a dead letter), never a rounded value.
       return (v) => {
-        if (typeof v === 'number') return v
-        return toFloat(v) ?? fail(v)
+        if (typeof v === 'number') return type === 'float' && Number.isFinite(v) && Math.abs(v) > FLOAT_MAX ? fail(v) : v
+        const f = toFloat(v)
+        if (f === undefined) return fail(v)
+        if (!exactFloat(v, f) || (type === 'float' && Number.isFinite(f) && Math.abs(f) > FLOAT_MAX)) throw new Failure([], `${type} (exactly)`, v)
+        return f
       }
     case 'string':
       return (v) => {

@@ -180,3 +180,24 @@ describe('unknown fields drive evolution', () => {
     ])
   })
 })
+
+describe('floating-point columns store values exactly or refuse them', () => {
+  it('integers a double holds exactly pass; ones it would round are refused, naming the value', () => {
+    expect(value('double', 2n ** 60n)).toBe(2 ** 60)
+    expect(value('double', 9007199254740992n)).toBe(9007199254740992)
+    expect(error('double', 9223372036854775807n)).toBe("table db.events: field 'v' expected double (exactly), got bigint 9223372036854775807")
+    expect(error('double', new LosslessNumber('9007199254740993'))).toMatch(/expected double \(exactly\)/)
+  })
+  it('finite text that overflows to Infinity is refused; NaN and Infinity said as such pass', () => {
+    expect(error('double', new LosslessNumber('1e400'))).toMatch(/expected double \(exactly\), got object 1e400/)
+    expect(error('double', '-1e400')).toMatch(/expected double \(exactly\)/)
+    expect(value('double', 'Infinity')).toBe(Infinity)
+    expect(Number.isNaN(value('double', 'NaN'))).toBe(true)
+    expect(value('double', new LosslessNumber('0.1000000000000000055511151231257827'))).toBe(0.1)
+  })
+  it('a float column refuses doubles past float range', () => {
+    expect(value('float', 1.5)).toBe(1.5)
+    expect(error('float', 1e39)).toMatch(/expected float, got number 1e\+39/)
+    expect(error('float', '1e39')).toMatch(/expected float \(exactly\)/)
+  })
+})

@@ -1,0 +1,105 @@
+/**
+ * The record guard (DESIGN.md invariant 9, "a record can only hurt itself"): before a decoded
+ * value is routed, inferred or coerced, one iterative walk (no recursion, so no depth can
+ * overflow the stack) checks what it contains against the FLOE_MAX_* limits:
+ *
+ * - nesting depth (objects and arrays) ≤ `maxDepth`;
+ * - distinct columns ≤ `maxColumns` (leaf paths, list elements counted once: what the table
+ *   would get) — the walk stops at the first column past the limit, so a 100,000-key record
+ *   costs a few milliseconds, not a Parquet encoding of 100,000 columns;
+ * - field names ≤ `maxFieldNameLength` characters, and well-formed UTF-16 (a lone surrogate
+ *   would be stored as U+FFFD: inexact);
+ * - string values well-formed UTF-16 too, for the same reason;
+ * - for formats without a declared schema (JSON), no ±Infinity/NaN number: JSON has no such
+ *   literal, so one is an overflow (`1e400`) that would be stored as Infinity.
+ *
+ * A value past a limit yields the reason (field, limit, value truncated); nothing throws.
+ */
+import type { RecordLimits } from '../config.js'
+import { losslessText } from './columnar/values.js'
+
+/** Longest excerpt of a value or path shown in a reason. */
+const SHOWN = 80
+
+export const excerpt = (text: string): string => (text.length > SHOWN ? `${text.slice(0, SHOWN)}…(${text.length} characters)` : text)
+
+/** A lone surrogate (a `u`-flag class matches whole pairs as one code point, so only lone halves match). */
+const LONE_SURROGATE = /\p{Cs}/u
+
+/** A value to check, or (with `next`) an array being walked element by element, so a long array never floods the stack. */
+type Frame = { value: unknown; path: string; column: string; depth: number; next?: number }
+
+/** Why `value` breaks a limit, or undefined when it is within all of them. */
+export function checkRecord(value: Record<string, unknown>, limits: RecordLimits, opts: { declared: boolean }): string | undefined {
+  const columns = new Set<string>()
+  const stack: Frame[] = [{ value, path: '', column: '', depth: 0 }]
+  while (stack.length > 0) {
+    const frame = stack.pop()!
+    const { value: v, path, column, depth } = frame
+    if (frame.next !== undefined) {
+      const list = v as unknown[]
+      const i = frame.next
+      if (i + 1 < list.length) stack.push({ ...frame, next: i + 1 })
+      stack.push({ value: list[i], path: `${path}[${i}]`, column: `${column}.element`, depth: depth + 1 })
+      continue
+    }
+    if (typeof v === 'string') {
+      if (LONE_SURROGATE.test(v)) return `field '${excerpt(path)}' holds a string that is not valid Unicode (a lone surrogate) and cannot be stored exactly`
+      if (!columns.has(column) && addColumn(columns, column, limits)) return tooWide(limits, path)
+      continue
+    }
+    if (typeof v === 'number') {
+      if (!opts.declared && !Number.isFinite(v)) return `field '${excerpt(path)}' is ${v}: a JSON number that overflows a double, cannot be stored exactly`
+      if (!columns.has(column) && addColumn(columns, column, limits)) return tooWide(limits, path)
+      continue
+    }
+    if (typeof v !== 'object' || v === null || v instanceof Uint8Array || v instanceof Date || losslessText(v) !== undefined) {
+      if (v !== null && v !== undefined && !columns.has(column) && addColumn(columns, column, limits)) return tooWide(limits, path)
+      continue
+    }
+    if (depth >= limits.maxDepth) return `field '${excerpt(path)}' nests deeper than FLOE_MAX_DEPTH=${limits.maxDepth}`
+    if (Array.isArray(v)) {
+      if (v.length > 0) stack.push({ value: v, path, column, depth, next: 0 })
+      continue
+    }
+    if (v instanceof Map) {
+      // A map's keys are data, not columns (Avro maps): one key column, one value column.
+      for (const [, e] of v) stack.push({ value: e, path: `${path}.value`, column: `${column}.value`, depth: depth + 1 })
+      continue
+    }
+    for (const key in v) {
+      if (key.length > limits.maxFieldNameLength)
+        return `field name '${excerpt(key)}' at '${excerpt(path) || '(top)'}' is ${key.length} characters, more than FLOE_MAX_FIELD_NAME_LENGTH=${limits.maxFieldNameLength}`
+      if (LONE_SURROGATE.test(key)) return `field name ${JSON.stringify(excerpt(key))} at '${excerpt(path) || '(top)'}' is not valid Unicode (a lone surrogate)`
+      const child = path ? `${path}.${key}` : key
+      stack.push({ value: (v as Record<string, unknown>)[key], path: child, column: column ? `${column}.${key}` : key, depth: depth + 1 })
+      // Keys alone can pass the limit (objects of objects): count the pending frames too.
+      if (stack.length > limits.maxColumns * 4 + limits.maxDepth) return tooWide(limits, child)
+    }
+  }
+  return undefined
+}
+
+/** Adds a column; true when that passes the limit. */
+function addColumn(columns: Set<string>, column: string, limits: RecordLimits): boolean {
+  columns.add(column)
+  return columns.size > limits.maxColumns
+}
+
+const tooWide = (limits: RecordLimits, path: string): string =>
+  `record has more than FLOE_MAX_COLUMNS=${limits.maxColumns} columns (the first past the limit: '${excerpt(path)}')`
+
+/** The columns (leaf paths, list elements as `.element`, map values as `.value`) a value brings. Iterative. */
+export function recordColumns(value: Record<string, unknown>): Set<string> {
+  const columns = new Set<string>()
+  const stack: [unknown, string][] = [[value, '']]
+  while (stack.length > 0) {
+    const [v, column] = stack.pop()!
+    if (v === null || v === undefined) continue
+    if (typeof v !== 'object' || v instanceof Uint8Array || v instanceof Date || losslessText(v) !== undefined) columns.add(column)
+    else if (Array.isArray(v)) for (const e of v) stack.push([e, `${column}.element`])
+    else if (v instanceof Map) for (const [, e] of v) stack.push([e, `${column}.value`])
+    else for (const key in v) stack.push([(v as Record<string, unknown>)[key], column ? `${column}.${key}` : key])
+  }
+  return columns
+}

@@ -1,0 +1,42 @@
+/**
+ * Reading back what the writer handler left, independently of the writer's own result: rows of
+ * every registered data file (hyparquet, not Floe's encoder), dead-letter lines from S3, and a
+ * Lambda context for calling the real handler.
+ */
+import type { Context } from 'aws-lambda'
+import { parquetReadObjects } from 'hyparquet'
+import { compressors } from 'hyparquet-compressors'
+import { deadLetterLines, registered, type WriterSetup } from './support.js'
+
+export const lambdaContext = (id: string, remainingMs = 60_000) =>
+  ({
+    awsRequestId: id,
+    functionName: 'floe-writer',
+    functionVersion: '$LATEST',
+    invokedFunctionArn: 'arn:aws:lambda:us-east-1:123456789012:function:floe-writer',
+    memoryLimitInMB: '1024',
+    logGroupName: '/aws/lambda/floe-writer',
+    logStreamName: 'stream',
+    callbackWaitsForEmptyEventLoop: true,
+    getRemainingTimeInMillis: () => remainingMs,
+  }) as unknown as Context
+
+/** Rows of every registered file, by table. */
+export async function registeredRows(s: WriterSetup): Promise<Map<string, Record<string, unknown>[]>> {
+  const out = new Map<string, Record<string, unknown>[]>()
+  for (const [table, reg] of await registered(s.control)) {
+    const rows: Record<string, unknown>[] = []
+    for (const file of [...reg.files.values()].flat()) {
+      const bytes = await s.io.read(file.filePath)
+      const buf = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer
+      rows.push(...((await parquetReadObjects({ file: buf, compressors })) as Record<string, unknown>[]))
+    }
+    out.set(table, rows)
+  }
+  return out
+}
+
+export type DeadLine = { topic: string; partition: number; offset: string; table?: string; stage: string; reason: string }
+
+/** Every dead-letter line of the setup's DLQ. */
+export const deadLines = async (s: WriterSetup): Promise<DeadLine[]> => (await deadLetterLines(s.io, s.deps.config.dlq)) as unknown as DeadLine[]
