@@ -16,7 +16,7 @@ import { createClients, type AwsClients } from '../lib/clients.js'
 import { createControlContext } from '../lib/control/context.js'
 import { createDecoders } from '../lib/codec/index.js'
 import { loadConfig, type FloeConfig } from '../lib/config.js'
-import { BackpressureError } from '../lib/errors.js'
+import { BackpressureError, BatchDeferredError } from '../lib/errors.js'
 import { createFileIO } from '../lib/io/index.js'
 import { logger, metrics, MetricUnit } from '../lib/log.js'
 import { compileRoutes } from '../lib/writer/routing.js'
@@ -57,6 +57,9 @@ export function createWriterHandler(deps: WriterHandlerDeps | (() => Promise<Wri
       if (err instanceof BackpressureError) {
         metrics.addMetric('BackpressureRejections', MetricUnit.Count, 1)
         logger.warn('back pressure: the batch waits in Kafka', { error: err.message })
+      } else if (err instanceof BatchDeferredError) {
+        metrics.addMetric('BatchesDeferred', MetricUnit.Count, 1)
+        logger.warn('part of the batch registered; the rest waits for the next delivery', { error: err.message })
       } else logger.error('batch failed', { error: err as Error })
       throw err
     }

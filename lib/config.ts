@@ -208,8 +208,9 @@ export const SETTINGS = {
    */
   FLOE_MAX_PARTITION_VALUE_BYTES: int(256, 16, 900),
   /**
-   * Most distinct tables one invocation writes; records routed to tables beyond it are dead
-   * letters (replayable). Each new table costs a catalog load and create, a back-pressure query,
+   * Most distinct tables one invocation writes; a partition whose next record needs another table
+   * stops there and the invocation fails retryably once the rest is registered (the mapping
+   * redelivers the remainder; never dead letters, docs/decisions.md). Each new table costs a catalog load and create, a back-pressure query,
    * a file and a pending-batch item: 200 new tables took 28 s on the shared 2-core test machine
    * (1,000: 155 s), so 200 stays far inside the writer's 5-minute timeout with room for retries.
    * A partition fanned out to more tables than one transaction holds (99) is registered in offset

@@ -76,6 +76,17 @@ export class BackpressureError extends FloeError {
   }
 }
 
+/**
+ * A batch reaching more tables than FLOE_MAX_TABLES_PER_BATCH: what fit is registered, the rest
+ * of the cut partitions waits for the mapping's retry (which drops what is registered).
+ * `result` is the invocation's plain WriteResult (for the log).
+ */
+export class BatchDeferredError extends FloeError {
+  constructor(message: string, readonly result?: unknown, options: { cause?: unknown } = {}) {
+    super(message, { ...options, retryable: true })
+  }
+}
+
 /** A schema registry could not be reached (retryable), as opposed to a schema that does not exist. */
 export class RegistryUnavailableError extends FloeError {
   constructor(message: string, options: { cause?: unknown } = {}) {

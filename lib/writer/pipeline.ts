@@ -13,7 +13,7 @@
  * Returns a plain WriteResult.
  */
 import { randomUUID } from 'node:crypto'
-import { BackpressureError } from '../errors.js'
+import { BackpressureError, BatchDeferredError } from '../errors.js'
 import { countPendingBatches, maxTransactionItems } from '../control/batches.js'
 import { readCheckpoints } from '../control/checkpoints.js'
 import { eventPartitions } from '../kafka/partitions.js'
@@ -60,7 +60,7 @@ export async function writeBatch(deps: WriterDeps, event: unknown, opts: WriteOp
   }
 
   // Decode and route only what is new.
-  const items: Item[] = []
+  const decoded: Item[] = []
   for (const record of records) {
     const pkey = partitionKey(record.topic, record.partition)
     const cp = checkpoints.get(pkey)
@@ -68,14 +68,14 @@ export async function writeBatch(deps: WriterDeps, event: unknown, opts: WriteOp
       result.belowCheckpoint++
       continue
     }
-    items.push(await prepareItem(deps, record, pkey))
+    decoded.push(await prepareItem(deps, record, pkey))
   }
-  if (items.length === 0) return finish(result, checkpoints)
+  if (decoded.length === 0) return finish(result, checkpoints)
+  const { kept: items, cuts } = deferPastTableLimit(decoded, config.limits.maxTablesPerBatch)
 
   // Back pressure, before anything is written.
   const tables = new TableSet(deps)
-  const routed = admitTables(tables, items, config.limits.maxTablesPerBatch)
-  await checkBackpressure(deps, routed)
+  await checkBackpressure(deps, new Set(items.flatMap((i) => i.tables)))
   await prepareTables(tables, items)
   await decodeKeys(deps, tables, items)
 
@@ -100,11 +100,17 @@ export async function writeBatch(deps: WriterDeps, event: unknown, opts: WriteOp
   for (const item of items) {
     let list = perPartition.get(item.pkey)
     if (!list) perPartition.set(item.pkey, (list = []))
-    // Only tables that get a batch count (refused or failed ones only make dead letters).
+    // Only tables that get a batch count (failed ones only make dead letters).
     list.push({ offset: item.record.offset, tables: item.tables.filter((t) => tables.get(t)?.failure === undefined) })
   }
   const groups = planGroups(
-    [...perPartition].flatMap(([key, list]) => segmentPartition(key, list, maxTransactionItems - 1)),
+    [...perPartition].flatMap(([key, list]) => {
+      const segments = segmentPartition(key, list, maxTransactionItems - 1)
+      // A partition cut at the table limit moves its checkpoint only up to its first deferred record.
+      const cut = cuts.get(key)
+      if (cut !== undefined) segments.at(-1)!.until = cut
+      return segments
+    }),
     maxTransactionItems,
   )
 
@@ -141,7 +147,15 @@ export async function writeBatch(deps: WriterDeps, event: unknown, opts: WriteOp
   result.tables = [...tables.states()]
     .map((s) => tableResult(s, result))
     .filter((t) => t.rows > 0 || t.files > 0 || t.evolvedToSchemaId !== undefined || t.created)
-  return finish(result, checkpoints)
+  finish(result, checkpoints)
+  if (cuts.size > 0) {
+    const where = [...cuts].map(([k, offset]) => `${k} from offset ${offset}`).join(', ')
+    throw new BatchDeferredError(
+      `the batch reaches more than FLOE_MAX_TABLES_PER_BATCH=${config.limits.maxTablesPerBatch} tables: ${result.tables.length} tables registered, ${where} wait for the mapping's next delivery`,
+      result,
+    )
+  }
+  return result
 }
 
 async function prepareItem(deps: WriterDeps, record: KafkaRecord, pkey: string): Promise<Item> {
@@ -205,20 +219,31 @@ async function checkBackpressure(deps: WriterDeps, tables: Set<string>): Promise
 }
 
 /**
- * The first `max` distinct tables of the batch (in event order) are written; records routed to
- * any other are dead letters for it (FLOE_MAX_TABLES_PER_BATCH bounds what one invocation costs:
- * a catalog load or create, a back-pressure query, a file and a pending batch per table).
+ * FLOE_MAX_TABLES_PER_BATCH bounds what one invocation costs (a catalog load or create, a
+ * back-pressure query, a file and a pending batch per table). Tables are admitted in event order;
+ * at the first record of a partition that needs a table past the limit, that partition stops:
+ * its checkpoint moves only up to that record, and once the rest is registered the invocation
+ * ends with a retryable BatchDeferredError, so the mapping delivers the records again and the
+ * next invocation (which drops what is registered) takes the next tables. Never dead letters:
+ * which tables one batch reaches depends on how the mapping cut it, and a record dead-lettered
+ * under one batching must never land in a table under another.
  */
-function admitTables(tables: TableSet, items: Item[], max: number): Set<string> {
+function deferPastTableLimit(items: Item[], max: number): { kept: Item[]; cuts: Map<string, bigint> } {
   const admitted = new Set<string>()
+  const cuts = new Map<string, bigint>()
+  const kept: Item[] = []
   for (const item of items) {
-    for (const t of item.tables) {
-      if (admitted.has(t) || tables.get(t) !== undefined) continue
-      if (admitted.size < max) admitted.add(t)
-      else tables.refuse(t, `table ${t} would be table ${admitted.size + 1} of this invocation, more than FLOE_MAX_TABLES_PER_BATCH=${max}`)
+    if (cuts.has(item.pkey)) continue
+    const added = item.tables.filter((t) => !admitted.has(t))
+    // The first record is always taken, so every invocation makes progress.
+    if (kept.length > 0 && admitted.size + added.length > max && item.record.offset >= 0n) {
+      cuts.set(item.pkey, item.record.offset)
+      continue
     }
+    for (const t of added) admitted.add(t)
+    kept.push(item)
   }
-  return admitted
+  return { kept, cuts }
 }
 
 /** Load, create or evolve every routed table once, from all of its records in the batch. */
@@ -226,7 +251,6 @@ async function prepareTables(tables: TableSet, items: Item[]): Promise<void> {
   const values = new Map<string, Sample[]>()
   for (const item of items) {
     for (const t of item.tables) {
-      if (tables.get(t) !== undefined) continue // refused (over the table limit)
       let list = values.get(t)
       if (!list) values.set(t, (list = []))
       list.push({ record: item.record, value: item.value!, schema: item.schema })

@@ -87,7 +87,7 @@ export async function writeGroup(
     for (const table of item.tables) {
       const state = tables.get(table)!
       if (state.failure !== undefined) {
-        dead.push({ record: item.record, reason: state.failure, table, stage: state.failureStage ?? 'schema' })
+        dead.push({ record: item.record, reason: state.failure, table, stage: 'schema' })
         continue
       }
       let built

@@ -51,8 +51,6 @@ export interface TableState {
   kafkaKey?: KafkaKeyType
   /** Set when the table could not be prepared: every record routed to it is a dead letter with this reason. */
   failure?: string
-  /** The dead-letter stage of `failure` (default 'schema'). */
-  failureStage?: 'route' | 'schema'
   created?: boolean
   evolvedToSchemaId?: number
   unknownFieldsIgnored: number
@@ -106,18 +104,6 @@ export class TableSet {
     }
     this.#states.set(name, state)
     return state
-  }
-
-  /** Mark `name` as not written by this invocation: its records become dead letters with `reason` (stage route). */
-  refuse(name: string, reason: string): void {
-    const { config, router } = this.#deps
-    let id: TableIdentifier
-    try {
-      id = parseTableName(name, config.routes.defaultNamespace)
-    } catch {
-      id = { namespace: config.routes.defaultNamespace, name }
-    }
-    this.#states.set(name, { ...failed(name, id, router.options(name), [], reason), failureStage: 'route' })
   }
 
   /** True when `name`'s rows carry the key as text (a prepared table with a string `_kafka.key` column): keys of topics with a key format must be decoded for it. */

@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { createWriterHandler, type WriterSummary } from '../../functions/writer.js'
 import { loadConfig } from '../../lib/config.js'
-import { ConfigError } from '../../lib/errors.js'
+import { ConfigError, type FloeError } from '../../lib/errors.js'
 import { currentSchema } from '../../lib/iceberg/metadata.js'
 import { checkpoints, kafkaEvent, listAll, registered, writerSetup, type EventRecord, type WriterSetup } from './support.js'
 import { deadLines, lambdaContext, registeredRows } from './readback.js'
@@ -170,42 +170,60 @@ describe('hostile records through the writer handler', () => {
     expect(reasons['9']).toMatch(/field 'n' expected double \(exactly\)/)
   })
 
-  it('1,000 distinct dynamic tables in one partition: the first 200 register exactly once, in offset segments, the rest are dead letters; a redelivery adds nothing', async () => {
+  it('1,000 distinct dynamic tables in one partition register exactly once: 200 tables per invocation, in offset segments, the rest redelivered; no dead letters', async () => {
     const s = await writerSetup({ FLOE_ROUTES: JSON.stringify({ routes: [{ tableFromField: 'type', namespace: 'dyn' }] }) })
     // Offsets 0..399 reach t0..t199 twice; 400..1199 reach t200..t999 once each.
     const records = [...Array.from({ length: 400 }, (_, i) => ev(i, { type: `t${i % 200}`, i })), ...Array.from({ length: 1_000 - 200 }, (_, i) => ev(400 + i, { type: `t${200 + i}` }))]
-    const out = await run(s, records)
-    expect(out).toMatchObject({ outcome: 'registered', deadLetters: 800 })
-    expect(out.tables).toHaveLength(200)
+    // The mapping redelivers the same batch after every retryable failure, as Lambda does.
+    const deferred: string[] = []
+    for (let attempt = 1; ; attempt++) {
+      expect(attempt).toBeLessThanOrEqual(5)
+      try {
+        const out = await run(s, records, `req-${attempt}`)
+        expect(out).toMatchObject({ outcome: 'registered', deadLetters: 0, belowCheckpoint: 1_000 })
+        break
+      } catch (err) {
+        expect((err as Error).name).toBe('BatchDeferredError')
+        expect((err as FloeError).retryable).toBe(true)
+        deferred.push((err as Error).message)
+      }
+    }
+    expect(deferred).toHaveLength(4)
+    expect(deferred[0]).toMatch(/more than FLOE_MAX_TABLES_PER_BATCH=200 tables: 200 tables registered, events-0 from offset 400 wait/)
     const reg = await registered(s.control)
-    expect(reg.size).toBe(200)
+    expect(reg.size).toBe(1_000)
     let total = 0
     for (const [, r] of reg) total += r.batches.reduce((n, b) => n + b.recordCount, 0)
-    expect(total).toBe(400)
-    // Offset segments of at most 99 tables each, one transaction each: 0..98 reach t0..t98,
-    // 99..197 t99..t197, 198..296 t198, t199, t0..t96, and so on.
-    const covered = [...reg.values()].flatMap((r) => r.batches.flatMap((b) => b.ranges.map((x) => `${x.firstOffset}-${x.nextOffset}`)))
-    expect([...new Set(covered)].sort()).toEqual(['0-99', '198-297', '297-396', '396-1200', '99-198'])
-    const dead = await deadLines(s)
-    expect(dead).toHaveLength(800)
-    expect(dead.every((d) => Number(d.offset) >= 400 && d.stage === 'route' && /more than FLOE_MAX_TABLES_PER_BATCH=200$/.test(d.reason))).toBe(true)
+    expect(total).toBe(1_200)
+    // The first invocation's offset segments hold at most 99 tables each, one transaction each:
+    // 0..98 reach t0..t98, 99..197 t99..t197, 198..296 t198, t199, t0..t96, and so on, up to the cut at 400.
+    const first = [...reg].filter(([t]) => Number(t.slice('dyn.t'.length)) < 200)
+    const covered = first.flatMap(([, r]) => r.batches.flatMap((b) => b.ranges.map((x) => `${x.firstOffset}-${x.nextOffset}`)))
+    expect([...new Set(covered)].sort()).toEqual(['0-99', '198-297', '297-396', '396-400', '99-198'])
+    expect(await deadLines(s)).toHaveLength(0)
     expect(await checkpoints(s.control)).toEqual({ 'events-0': '1200' })
-    expect(await run(s, records, 'req-2')).toMatchObject({ outcome: 'nothing-new', belowCheckpoint: 1200 })
-  }, 300_000)
+    expect(await run(s, records, 'req-again')).toMatchObject({ outcome: 'nothing-new', belowCheckpoint: 1200 })
+  }, 600_000)
 
-  it('tables past FLOE_MAX_TABLES_PER_BATCH are dead letters for this invocation, the first ones land', async () => {
+  it('past FLOE_MAX_TABLES_PER_BATCH a partition stops at the first record that needs another table; the others go on; the retry takes the rest', async () => {
     const s = await writerSetup({ FLOE_ROUTES: JSON.stringify({ routes: [{ tableFromField: 'type', namespace: 'dyn' }] }), FLOE_MAX_TABLES_PER_BATCH: '3' })
-    const out = await run(s, Array.from({ length: 6 }, (_, i) => ev(i, { type: `t${i % 5}` })))
-    expect(out.tables.map((t) => [t.table, t.rows]).sort()).toEqual([
-      ['dyn.t0', 2],
-      ['dyn.t1', 1],
-      ['dyn.t2', 1],
-    ])
-    const dead = await deadLines(s)
-    expect(dead.map((d) => [d.offset, d.stage])).toEqual([
-      ['3', 'route'],
-      ['4', 'route'],
-    ])
-    expect(dead[0]!.reason).toBe('table dyn.t3 would be table 4 of this invocation, more than FLOE_MAX_TABLES_PER_BATCH=3')
+    const records = [...Array.from({ length: 6 }, (_, i) => ev(i, { type: `t${i % 5}` })), ev(0, { type: 't0' }, 1), ev(1, { type: 't9' }, 1)]
+    await expect(run(s, records)).rejects.toThrow(
+      'the batch reaches more than FLOE_MAX_TABLES_PER_BATCH=3 tables: 3 tables registered, events-0 from offset 3, events-1 from offset 1 wait for the mapping\'s next delivery',
+    )
+    expect(await checkpoints(s.control)).toEqual({ 'events-0': '3', 'events-1': '1' })
+    const first = await registered(s.control)
+    expect([...first.keys()].sort()).toEqual(['dyn.t0', 'dyn.t1', 'dyn.t2'])
+    // The retry drops what is registered: t3, t4 and t0 fill the limit again, events-1 waits once more.
+    await expect(run(s, records, 'req-2')).rejects.toThrow(/3 tables registered, events-1 from offset 1 wait/)
+    expect(await checkpoints(s.control)).toEqual({ 'events-0': '6', 'events-1': '1' })
+    expect(await run(s, records, 'req-3')).toMatchObject({ outcome: 'registered', belowCheckpoint: 7, deadLetters: 0 })
+    const all = await registered(s.control)
+    expect([...all.keys()].sort()).toEqual(['dyn.t0', 'dyn.t1', 'dyn.t2', 'dyn.t3', 'dyn.t4', 'dyn.t9'])
+    let total = 0
+    for (const [, r] of all) total += r.batches.reduce((n, b) => n + b.recordCount, 0)
+    expect(total).toBe(8)
+    expect(await deadLines(s)).toHaveLength(0)
+    expect(await checkpoints(s.control)).toEqual({ 'events-0': '6', 'events-1': '2' })
   })
 })
