@@ -28,10 +28,14 @@ export function helpText(list: Command[] = commands): string {
     '',
     'Run `floe <command> --help` for a command\'s options.',
     '',
+    'Exit codes: 0 done; 1 failed while running (a table failed, an endpoint did not answer);',
+    '2 bad usage or settings (unknown command or option, invalid FLOE_* variable, routes or input',
+    'file) — reported before anything starts or is deleted.',
+    '',
   ].join('\n')
 }
 
-/** Returns the exit code: 0 ok, 1 failure, 2 usage error. */
+/** Returns the exit code: 0 ok, 1 failure while running, 2 usage or configuration error (see helpText). */
 export async function main(argv: string[], output: Output = stdio, list: Command[] = commands): Promise<number> {
   const [name, ...rest] = argv
   if (name === undefined) {
@@ -61,8 +65,8 @@ export async function main(argv: string[], output: Output = stdio, list: Command
     return await command.run(rest)
   } catch (err) {
     output.err(`floe ${command.name}: ${describe(err)}\n`)
-    // Argument errors from node:util parseArgs are usage errors.
-    return (err as { code?: string })?.code?.startsWith('ERR_PARSE_ARGS') ? 2 : 1
+    // Argument errors from node:util parseArgs and bad settings are usage errors.
+    return err instanceof ConfigError || (err as { code?: string })?.code?.startsWith('ERR_PARSE_ARGS') ? 2 : 1
   }
 }
 
@@ -75,6 +79,8 @@ function describe(err: unknown): string {
   if (err instanceof FloeError) return err.message
   if (err instanceof Error) {
     if ((err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) return err.message
+    if (err.name === 'CredentialsProviderError')
+      return `no AWS credentials (${err.message}). For the local pipeline run the command without FLOE_WAREHOUSE / AWS_ENDPOINT_URL (it finds ./floe-local, or pass --dir); for a deployed stack configure AWS credentials and pass --stack NAME`
     const name = err.name && err.name !== 'Error' ? `${err.name}: ` : ''
     return process.env.DEBUG ? (err.stack ?? `${name}${err.message}`) : `${name}${err.message}`
   }

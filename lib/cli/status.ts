@@ -1,10 +1,9 @@
 /** `floe status`: per table, the backlog, the last commit, and committed offsets against writer checkpoints. */
 import { parseArgs } from 'node:util'
 import { createCommitterDeps } from '../../functions/committer.js'
-import { createClients, destroyClients } from '../clients.js'
 import { pipelineStatus, type TableStatus } from '../commit/status.js'
-import { loadConfig } from '../config.js'
 import { jsonText, TABLE_OPTIONS, type Command } from './command.js'
+import { openTarget, TARGET_OPTIONS, TARGET_USAGE } from './target.js'
 
 const age = (ms: number) => (ms < 120_000 ? `${Math.round(ms / 1000)}s` : ms < 7_200_000 ? `${Math.round(ms / 60_000)}m` : `${(ms / 3_600_000).toFixed(1)}h`)
 
@@ -37,11 +36,12 @@ offsets (Kafka offsets have gaps, and dead-lettered records advance the checkpoi
 so the lag counts offsets, not rows still to come).
 
   --table ns.name   only this table (repeatable; default: every table with pending batches or a commit lease)
-  --json            print JSON`,
+  --json            print JSON
+${TARGET_USAGE}`,
   async run(argv) {
     const { values } = parseArgs({
       args: argv,
-      options: TABLE_OPTIONS,
+      options: { ...TABLE_OPTIONS, ...TARGET_OPTIONS },
       strict: true,
       allowPositionals: false,
     })
@@ -49,8 +49,8 @@ so the lag counts offsets, not rows still to come).
       process.stdout.write(`${this.usage}\n`)
       return 0
     }
-    const config = loadConfig(process.env)
-    const clients = createClients({ region: config.region, maxAttempts: config.awsMaxAttempts })
+    const target = await openTarget(values)
+    const { config, clients } = target
     try {
       const statuses = await pipelineStatus(
         await createCommitterDeps(config, clients),
@@ -59,7 +59,7 @@ so the lag counts offsets, not rows still to come).
       process.stdout.write(values.json ? jsonText(statuses) : formatStatus(statuses))
       return 0
     } finally {
-      destroyClients(clients)
+      await target.close()
     }
   },
 }

@@ -46,7 +46,9 @@ function shapeOf(v: unknown): Shape | undefined {
   const obj = v as Record<string, unknown>
   if (obj.isLosslessNumber === true && typeof obj.value === 'string') {
     const text = obj.value
-    return { kind: /^[+-]?\d+$/.test(text) && BigInt.asIntN(64, BigInt(text)) === BigInt(text) ? 'long' : 'double' }
+    // An integer literal is a long, also beyond int64 (such a value is then a dead letter that
+    // names it, never a rounded double); a literal with a point or an exponent is a double.
+    return { kind: /^[+-]?\d+$/.test(text) ? 'long' : 'double' }
   }
   if (v instanceof Date) return { kind: 'timestamptz' }
   if (v instanceof Uint8Array) return { kind: 'binary' }
