@@ -102,13 +102,15 @@ export async function openTarget(
   let stop = async () => undefined as void
   let endpoints: { s3: string; dynamodb: string }
   if (serving) endpoints = serving
+  else if (given.s3 && given.dynamodb) endpoints = { s3: given.s3, dynamodb: given.dynamodb } // a run against endpoints of the environment
   else {
     log(`starting DynamoDB Local${state.s3 ? ' and s3rver' : ''} on ${dir}…`)
     const started = await startLocalEndpoints({ dataDir: dir, env: {} })
     endpoints = started
     stop = started.stop
   }
-  const clients = createClients({ endpoints, region: env.AWS_REGION ?? LOCAL_REGION, credentials: LOCAL_CREDENTIALS, maxAttempts: config.awsMaxAttempts })
+  const ownCredentials = !serving && given.s3 && given.dynamodb && env.AWS_ACCESS_KEY_ID
+  const clients = createClients({ endpoints, region: env.AWS_REGION ?? LOCAL_REGION, ...(ownCredentials ? {} : { credentials: LOCAL_CREDENTIALS }), maxAttempts: config.awsMaxAttempts })
   return {
     config: { ...config, region: config.region ?? LOCAL_REGION },
     clients,
