@@ -51,8 +51,8 @@ export function parseJsonText(text: string): { ok: true; value: unknown } | { ok
     const before = text.slice(0, at)
     const line = before.split('\n').length
     const column = at - before.lastIndexOf('\n')
-    const shown = text.split('\n')[line - 1] ?? ''
-    return { ok: false, message: `not valid JSON at line ${line}, column ${column}: ${message.replace(/\s*\(line \d+ column \d+\)/, '')}\n    ${shown.trim().slice(0, 120)}` }
+    const context = text.split('\n')[line - 1] ?? ''
+    return { ok: false, message: `not valid JSON at line ${line}, column ${column}: ${message.replace(/\s*\(line \d+ column \d+\)/, '')}\n    ${context.trim().slice(0, 120)}` }
   }
 }
 

@@ -131,7 +131,7 @@ export const startCommand: Command = {
       process.env.AWS_SECRET_ACCESS_KEY ??= LOCAL_CREDENTIALS.secretAccessKey
     }
     let stopped: () => void = () => undefined
-    const interrupted = new Promise<void>((resolve) => (stopped = resolve))
+    const interrupted = new Promise<void>((done) => (stopped = done))
     const onSigint = () => (p.serve ? stopped() : void endpoints.stop().finally(() => process.exit(130)))
     process.on('SIGINT', onSigint)
     process.on('SIGTERM', onSigint)

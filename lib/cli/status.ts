@@ -72,20 +72,20 @@ ${TARGET_USAGE}`,
 /** `--watch`: refresh in place until Ctrl-C (or SIGTERM). */
 async function watch(deps: CommitDeps, tables: string[] | undefined, everyMs: number, source: string): Promise<number> {
   if (!(everyMs >= 200)) throw new ConfigError('--interval', `expected seconds >= 0.2, got ${everyMs / 1000}`)
-  let stop = false
-  const onSignal = () => (stop = true)
+  const state = { stop: false }
+  const onSignal = () => (state.stop = true)
   process.once('SIGINT', onSignal)
   process.once('SIGTERM', onSignal)
   const tty = process.stdout.isTTY === true
   let previous: { statuses: TableStatus[]; atMs: number } | undefined
   try {
-    while (!stop) {
+    while (!state.stop) {
       const now = Date.now()
       const statuses = await pipelineStatus(deps, { tables, nowMs: now })
       const view = formatWatch(await watchRows(deps, statuses, previous, now), now, source)
       process.stdout.write(tty ? `\u001b[H\u001b[2J${view}` : `${view}\n`)
       previous = { statuses, atMs: now }
-      for (let waited = 0; waited < everyMs && !stop; waited += 100) await new Promise((r) => setTimeout(r, 100))
+      for (let waited = 0; waited < everyMs && !state.stop; waited += 100) await new Promise((r) => setTimeout(r, 100))
     }
     return 0
   } finally {
