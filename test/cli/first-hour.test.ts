@@ -120,6 +120,17 @@ describe('records as written, through floe start --input', () => {
     expect(dead.stdout).toMatch(/in\.ndjson:4 .*"partition" must be a non-negative integer, got "zero"/)
     const grouped = floe(['dead-letters', '--group-by', 'stage', '--dir', 'state'], { cwd: dir, env: vars })
     expect(grouped.stdout).toMatch(/^\s+2 {2}input$/m)
+
+    // The live view: two refreshes, then Ctrl-C ends it with exit code 0.
+    const watch = spawn(process.execPath, [BIN, 'status', '--watch', '--interval', '1', '--dir', 'state'], { cwd: dir, env: { ...process.env, ...vars } })
+    let view = ''
+    watch.stdout.on('data', (c: Buffer) => (view += c.toString()))
+    const ended = new Promise<number | null>((resolve) => watch.on('exit', (code) => resolve(code)))
+    const until = Date.now() + 120_000
+    while ((view.match(/^table +lag +records\/s +pending +last commit +small files$/gm) ?? []).length < 2 && Date.now() < until) await new Promise((res) => setTimeout(res, 200))
+    watch.kill('SIGINT')
+    expect(await ended).toBe(0)
+    expect(view).toMatch(/^default\.sensors +0 +[\d.]+ +0 +\d+s ago +\d+\/\d+ \(\d+%\)$/m)
   }, 300_000)
 
   it('reads a deployed stack\'s outputs with --stack', async () => {

@@ -24,7 +24,7 @@ const bareEnv = () => {
 describe('floe start --serve', () => {
   it('keeps the endpoints up until Ctrl-C, prints engine config, and the other commands use them', async () => {
     const cwd = mkdtempSync(join(tmpdir(), 'floe-serve-'))
-    const child = spawn(process.execPath, [BIN, 'start', '--serve', '--records', '300', '--seed', '1', '--quiet'], { cwd, env: bareEnv() })
+    const child = spawn(process.execPath, [BIN, 'start', '--serve', '--records', '600', '--seed', '1', '--batch-size', '100'], { cwd, env: bareEnv() })
     let out = ''
     let err = ''
     child.stdout.on('data', (c: Buffer) => (out += c.toString()))
@@ -35,6 +35,14 @@ describe('floe start --serve', () => {
       while (!out.includes('Ctrl-C to stop.') && Date.now() < deadline && child.exitCode === null) await new Promise((r) => setTimeout(r, 250))
       expect(err).toBe('')
       expect(out).toContain('Ctrl-C to stop.')
+      // What a user watches while it runs, and a summary whose numbers add up.
+      expect(out).toMatch(/^starting DynamoDB Local and s3rver…$/m)
+      expect(out).toMatch(/^[\d,]+\/600 records · [\d,]+ rec\/s · (ETA \d+ s|ETA –|settling) · /m)
+      const perTable = [...out.matchAll(/^(demo\.\w+|\(no table\)) .* (\d+)$/gm)].map((m) => Number(m[2]))
+      const total = Number(/: (\d+) dead letters? in all/.exec(out)?.[1])
+      expect(perTable.reduce((a, b) => a + b, 0)).toBe(total)
+      expect(out).toMatch(/this run: 600 records generated .*\(\d+ of them poison\) → [\d,]+ rows added to tables, \d+ new dead letters?/)
+      expect(out).not.toMatch(/\b1 (commits|rows|batches|files)\b/)
       expect(out).toMatch(/spark\.sql\.catalog\.floe\.dynamodb\.endpoint=http:\/\/127\.0\.0\.1:\d+/)
       expect(out).toMatch(/load_catalog\("floe", .*"dynamodb\.endpoint": "http:\/\/127\.0\.0\.1:\d+"/)
       expect(out).toMatch(/iceberg_scan\('.*demo\.db\/clicks\/metadata\/.*\.metadata\.json'\)/)
