@@ -57,6 +57,8 @@ export interface RunFacts {
   /** How the user runs the CLI from here (`npx floe`), and the --dir flag it needs (or ''). */
   cli: string
   dirFlag: string
+  /** `--serve`: the engine configuration follows, so the summary does not point at it. */
+  serving: boolean
 }
 
 export function printSummary(out: (line: string) => void, config: FloeConfig, tables: TableSummary[], before: TableSummary[], run: RunFacts): void {
@@ -78,7 +80,7 @@ export function printSummary(out: (line: string) => void, config: FloeConfig, ta
   out('')
   const addedRows = tables.reduce((s, t) => s + t.rows - (prior.get(t.table)?.rows ?? 0), 0)
   const newDead = run.dead.total - run.deadBefore
-  out(`this run: ${count(run.produced, 'record')} ${run.source}${run.bad.count ? ` (${n(run.bad.count)} ${run.bad.what})` : ''} → ${count(addedRows, 'row')} added to tables, ${count(newDead, 'new dead letter')}`)
+  out(`this run: ${count(run.produced, 'record')} ${run.source}${run.bad.count ? `, ${n(run.bad.count)} ${run.bad.what}` : ''} → ${count(addedRows, 'row')} added to tables, ${count(newDead, 'new dead letter')}`)
   out(
     `dead-letter store (${config.dlq}): ${count(run.dead.total, 'dead letter')} in all${run.dead.total ? ` — ${n(inTables)} for a table, ${n(noTable)} for no table (could not be decoded or routed); by stage: ${reasons}` : ''}`,
   )
@@ -93,7 +95,7 @@ export function printSummary(out: (line: string) => void, config: FloeConfig, ta
   if (first.metadataLocation.startsWith('file://')) {
     out(`  duckdb -c "INSTALL iceberg; LOAD iceberg; SELECT count(*) FROM iceberg_scan('${localPath(first.metadataLocation)}');"`)
   }
-  out(`  Spark or PyIceberg against the same catalog: run \`npm start -- --serve --records 0${run.dirFlag}\` and follow what it prints`)
+  if (!run.serving) out(`  Spark or PyIceberg against the same catalog: run \`npm start -- --serve --records 0${run.dirFlag}\` and follow what it prints`)
 }
 
 /** Copy-paste configuration for engines while `floe start --serve` keeps the endpoints up. */

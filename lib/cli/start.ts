@@ -21,7 +21,7 @@ import { appendInput, readInputFile, writeInputDeadLetters, type InputFile } fro
 import { resumePositions, runLocalPipeline } from '../local/pipeline.js'
 import { saveLocalState, removeServeInfo, writeServeInfo } from '../local/state.js'
 import { countDeadLetters, refreshVersionHints, summarizeTables } from '../local/summary.js'
-import { printSummary, progressPrinter, serveInstructions } from './start-report.js'
+import { count as count_, printSummary, progressPrinter, serveInstructions } from './start-report.js'
 import type { Command } from './command.js'
 
 const USAGE = `usage: floe start [options]
@@ -162,7 +162,7 @@ export const startCommand: Command = {
         const demo = generateDemo(log, { records: p.source.records, seed: p.source.seed, startOffsets: positions })
         produced = demo.produced
         bad = { count: demo.poison, what: 'of them poison' }
-        sourceText = `generated (seed ${p.source.seed}, ${Object.keys(demo.byTopic).length} topics)`
+        sourceText = `generated with seed ${p.source.seed} over ${count_(Object.keys(demo.byTopic).length, 'topic')}`
         if (produced) out(`demo stream: ${produced.toLocaleString('en-US')} records (${demo.poison} poison) over ${Object.keys(demo.byTopic).length} topics, seed ${p.source.seed}`)
       }
 
@@ -175,7 +175,7 @@ export const startCommand: Command = {
       const after = await summarizeTables(catalog, io, namespaces, dead)
       const rel = relative(process.cwd(), p.dir) || '.'
       const dirFlag = rel === 'floe-local' ? '' : ` --dir ${rel.includes(' ') ? JSON.stringify(rel) : rel}`
-      printSummary(out, config, after, before, { source: sourceText, produced, bad, result, deadBefore, dead, cli: 'npx floe', dirFlag })
+      printSummary(out, config, after, before, { source: sourceText, produced, bad, result, deadBefore, dead, cli: 'npx floe', dirFlag, serving: p.serve })
       if (p.json) {
         const prior = new Map(before.map((t) => [t.table, t.rows]))
         const poison = p.source.kind === 'demo' ? bad.count : 0

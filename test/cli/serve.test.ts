@@ -41,7 +41,7 @@ describe('floe start --serve', () => {
       const perTable = [...out.matchAll(/^(demo\.\w+|\(no table\)) .* (\d+)$/gm)].map((m) => Number(m[2]))
       const total = Number(/: (\d+) dead letters? in all/.exec(out)?.[1])
       expect(perTable.reduce((a, b) => a + b, 0)).toBe(total)
-      expect(out).toMatch(/this run: 600 records generated .*\(\d+ of them poison\) → [\d,]+ rows added to tables, \d+ new dead letters?/)
+      expect(out).toMatch(/this run: 600 records generated with seed 1 over 3 topics, \d+ of them poison → [\d,]+ rows added to tables, \d+ new dead letters?/)
       expect(out).not.toMatch(/\b1 (commits|rows|batches|files)\b/)
       expect(out).toMatch(/spark\.sql\.catalog\.floe\.dynamodb\.endpoint=http:\/\/127\.0\.0\.1:\d+/)
       expect(out).toMatch(/load_catalog\("floe", .*"dynamodb\.endpoint": "http:\/\/127\.0\.0\.1:\d+"/)
