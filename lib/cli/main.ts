@@ -75,16 +75,23 @@ function commandHelp(c: Command): string {
 }
 
 function describe(err: unknown): string {
+  if (err instanceof Error && causes(err).some((e) => e.name === 'CredentialsProviderError' || /CredentialsProviderError/.test(e.message)))
+    return `no AWS credentials (${err.message}). For the local pipeline run the command without FLOE_WAREHOUSE / AWS_ENDPOINT_URL (it finds ./floe-local, or pass --dir); for a deployed stack configure AWS credentials and pass --stack NAME`
   if (err instanceof ConfigError) return `invalid setting ${err.message}`
   if (err instanceof FloeError) return err.message
   if (err instanceof Error) {
     if ((err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) return err.message
-    if (err.name === 'CredentialsProviderError')
-      return `no AWS credentials (${err.message}). For the local pipeline run the command without FLOE_WAREHOUSE / AWS_ENDPOINT_URL (it finds ./floe-local, or pass --dir); for a deployed stack configure AWS credentials and pass --stack NAME`
     const name = err.name && err.name !== 'Error' ? `${err.name}: ` : ''
     return process.env.DEBUG ? (err.stack ?? `${name}${err.message}`) : `${name}${err.message}`
   }
   return String(err)
+}
+
+/** The error and its causes, outermost first. */
+function causes(err: Error): Error[] {
+  const out: Error[] = []
+  for (let e: unknown = err; e instanceof Error && out.length < 10; e = e.cause) out.push(e)
+  return out
 }
 
 function version(): string {

@@ -56,6 +56,19 @@ describe('bad settings, routes and input fail before anything starts', () => {
     expect(r.ms).toBeLessThan(30_000)
   })
 
+  it('a command with FLOE_WAREHOUSE but no AWS credentials says how to reach the local pipeline or a stack', () => {
+    const noCredentials = { ...bare, FLOE_WAREHOUSE: 's3://some-bucket/tables', AWS_ACCESS_KEY_ID: undefined, AWS_SECRET_ACCESS_KEY: undefined, AWS_SESSION_TOKEN: undefined, AWS_PROFILE: undefined, AWS_REGION: 'us-east-1', AWS_CONFIG_FILE: join(dir, 'none'), AWS_SHARED_CREDENTIALS_FILE: join(dir, 'none'), AWS_EC2_METADATA_DISABLED: 'true', AWS_CONTAINER_CREDENTIALS_FULL_URI: undefined, AWS_CONTAINER_CREDENTIALS_RELATIVE_URI: undefined, AWS_WEB_IDENTITY_TOKEN_FILE: undefined }
+    const r = floe(['status'], { cwd: dir, env: noCredentials })
+    expect(r.stderr).toMatch(/no AWS credentials .*finds \.\/floe-local, or pass --dir.*--stack NAME/)
+    expect(r.status).toBe(1)
+  })
+
+  it('without FLOE_WAREHOUSE and without local state, status says to run npm start first or pass --stack', () => {
+    const r = floe(['status', '--dir', 'nowhere'], { cwd: dir, env: bare })
+    expect(r.stderr).toMatch(/--dir: no local state in .*nowhere \(run `npm start` first\).*--stack NAME/)
+    expect(r.status).toBe(2)
+  })
+
   it('documents one exit-code convention in --help', () => {
     const r = floe(['--help'])
     expect(r.stdout).toMatch(/Exit codes: 0 done; 1 failed while running.*\n2 bad usage or settings/)

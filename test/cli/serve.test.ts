@@ -68,6 +68,10 @@ describe('floe start --serve', () => {
       expect(inspect.status).toBe(0)
       expect(JSON.parse(inspect.stdout)).toMatchObject({ formatVersion: 2, currentSnapshot: { records: expect.any(Number) } })
 
+      const commit = spawnSync(process.execPath, [BIN, 'commit'], { cwd, env: bareEnv(), encoding: 'utf8', timeout: 120_000 })
+      expect(commit.stdout).toMatch(/^\d+ tables, 0 committed, 0 failed, 0 busy$/m)
+      expect(commit.status).toBe(0)
+
       child.kill('SIGINT')
       expect(await exited).toBe(0)
       expect(existsSync(join(cwd, 'floe-local', 'serve.json'))).toBe(false)
