@@ -6,6 +6,7 @@
  */
 import { RE2JS } from 're2js'
 import { z } from 'zod'
+import { checkPartitionBy, describeIssues, editDistance, HINT_TYPES, jsonPath, parseJsonText, unknownKey, type KnownKeys } from './config-check.js'
 import { ConfigError } from './errors.js'
 
 const mb = (def: number, min = 1, max = 10_240) => z.coerce.number().int().min(min).max(max).default(def)
@@ -33,6 +34,13 @@ export const TableOptionsSchema = z
       .default(false),
     /** Table properties set when Floe creates the table (e.g. write.parquet.compression-codec). */
     properties: z.record(z.string(), z.string()).default({}),
+    /**
+     * Column types pinned by name (dots for nested fields), used instead of inference when the
+     * table is created and when the column first appears, e.g. {"reading": "double", "id": "long"}.
+     */
+    columns: z
+      .record(z.string().min(1), z.string().regex(HINT_TYPES, 'expected an Iceberg primitive type: boolean, int, long, float, double, decimal(P,S), date, time, timestamp, timestamptz, string or binary'))
+      .optional(),
   })
   .strict()
 export type TableOptions = z.infer<typeof TableOptionsSchema>
@@ -295,6 +303,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   const raw: Record<string, unknown> = {}
   for (const key of Object.keys(SETTINGS) as SettingName[]) {
     const value = merged[key]
+    if (key === 'FLOE_ROUTES' && value) {
+      raw[key] = parseRoutes(value, key)
+      continue
+    }
     const result = SETTINGS[key].safeParse(value === '' ? undefined : value)
     if (!result.success) {
       const issue = result.error.issues[0]
@@ -305,7 +317,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     raw[key] = result.data
   }
   const p = raw as Parsed
-  validateRoutes(p.FLOE_ROUTES, { maxTableNameLength: p.FLOE_MAX_TABLE_NAME_LENGTH })
+  // Also when parseRoutes already checked FLOE_ROUTES: the table-name limit is only known now.
+  validateRoutes(p.FLOE_ROUTES, 'FLOE_ROUTES', { maxTableNameLength: p.FLOE_MAX_TABLE_NAME_LENGTH })
   const MB = 1024 * 1024
   return {
     pipeline: p.FLOE_PIPELINE,
@@ -349,14 +362,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
 }
 
 /** Rules across keys (Iceberg IcebergSinkConfig.validate style). */
-function validateRoutes(routes: Routes, limits: Pick<RecordLimits, 'maxTableNameLength'>): void {
+function validateRoutes(routes: Routes, key = 'FLOE_ROUTES', limits: Pick<RecordLimits, 'maxTableNameLength'> = DEFAULT_LIMITS): void {
   for (const name of [...Object.keys(routes.tables), ...routes.routes.flatMap((r) => ('table' in r ? [r.table] : 'match' in r ? Object.keys(r.match) : []))]) {
     if (name.length > limits.maxTableNameLength)
-      throw new ConfigError('FLOE_ROUTES', `table name ${JSON.stringify(name)} is ${name.length} characters, more than FLOE_MAX_TABLE_NAME_LENGTH=${limits.maxTableNameLength}`)
+      throw new ConfigError(key, `table name ${JSON.stringify(name)} is ${name.length} characters, more than FLOE_MAX_TABLE_NAME_LENGTH=${limits.maxTableNameLength}`)
+  }
+  const tables: [string, TableOptions][] = [...Object.entries(routes.tables).map(([n, o]): [string, TableOptions] => [jsonPath(['tables', n]), o]), ['$.tableDefaults', routes.tableDefaults]]
+  for (const [where, options] of tables) {
+    const problem = checkPartitionBy(options.partitionBy, options.columns ?? {})
+    if (problem) throw new ConfigError(key, `${where}.${problem}`)
   }
   routes.routes.forEach((route, i) => {
     if (route.topic !== undefined && route.topicPattern !== undefined)
-      throw new ConfigError('FLOE_ROUTES', `routes[${i}]: set topic or topicPattern, not both`)
+      throw new ConfigError(key, `$.routes[${i}]: set topic or topicPattern, not both`)
     // Route regexes run with RE2 semantics (linear time: lib/writer/routing.ts); a pattern RE2
     // cannot run (backreferences, lookaround) is refused here, not at the first record.
     const patterns = [route.topicPattern, ...('match' in route ? Object.values(route.match) : []), 'allow' in route ? route.allow : undefined]
@@ -365,13 +383,13 @@ function validateRoutes(routes: Routes, limits: Pick<RecordLimits, 'maxTableName
       try {
         RE2JS.compile(pattern)
       } catch (err) {
-        throw new ConfigError('FLOE_ROUTES', `routes[${i}]: invalid regular expression ${JSON.stringify(pattern)} for RE2 (linear-time; no backreferences or lookaround): ${(err as Error).message}`)
+        throw new ConfigError(key, `$.routes[${i}]: invalid regular expression ${JSON.stringify(pattern)} for RE2 (linear-time; no backreferences or lookaround): ${(err as Error).message}`)
       }
     }
     if ('tableFromField' in route) {
       const table = `${route.namespace ?? routes.defaultNamespace}.${route.prefix}`
       if (table.length >= limits.maxTableNameLength)
-        throw new ConfigError('FLOE_ROUTES', `routes[${i}]: namespace and prefix ${JSON.stringify(table)} leave no room under FLOE_MAX_TABLE_NAME_LENGTH=${limits.maxTableNameLength}`)
+        throw new ConfigError(key, `$.routes[${i}]: namespace and prefix ${JSON.stringify(table)} leave no room under FLOE_MAX_TABLE_NAME_LENGTH=${limits.maxTableNameLength}`)
     }
   })
   routes.formats.forEach((rule, i) => {
@@ -379,22 +397,37 @@ function validateRoutes(routes: Routes, limits: Pick<RecordLimits, 'maxTableName
       try {
         RegExp(rule.topicPattern)
       } catch (err) {
-        throw new ConfigError('FLOE_ROUTES', `formats[${i}]: invalid regular expression ${JSON.stringify(rule.topicPattern)} (${(err as Error).message})`)
+        throw new ConfigError(key, `$.formats[${i}]: invalid regular expression ${JSON.stringify(rule.topicPattern)} (${(err as Error).message})`)
       }
     }
   })
 }
 
-function editDistance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, i) => i)
-  for (let i = 1; i <= a.length; i++) {
-    let prev = row[0]!
-    row[0] = i
-    for (let j = 1; j <= b.length; j++) {
-      const cur = row[j]!
-      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1))
-      prev = cur
-    }
-  }
-  return row[b.length]!
+/** Which keys each object of a routes document may have, by JSON path (null: any name). */
+const routesKeys: KnownKeys = (path) => {
+  const keys = (schema: { shape: object }) => Object.keys(schema.shape)
+  const [top, second] = path
+  if (path.length === 0) return keys(RoutesSchema)
+  if (top === 'tables') return path.length === 1 ? null : path.length === 2 ? keys(TableOptionsSchema) : undefined
+  if (top === 'tableDefaults' && path.length === 1) return keys(TableOptionsSchema)
+  if (top === 'routes' && path.length === 2 && typeof second === 'number') return [...new Set(RouteSchema.options.flatMap((o) => keys(o)))]
+  if (top === 'formats' && path.length === 2 && typeof second === 'number') return keys(FormatRuleSchema)
+  if (top === 'unrouted' && path.length === 1) return ['table']
+  return undefined
+}
+
+/**
+ * A routes document (FLOE_ROUTES, or the file of `floe start --routes`) parsed and checked, or a
+ * ConfigError under `key` naming the line and column of a syntax error, or the JSON path, the
+ * value and the nearest known key of a bad one.
+ */
+export function parseRoutes(text: string, key: string): Routes {
+  const json = parseJsonText(text)
+  if (!json.ok) throw new ConfigError(key, json.message)
+  const unknown = unknownKey(json.value, routesKeys)
+  if (unknown) throw new ConfigError(key, unknown)
+  const parsed = RoutesSchema.safeParse(json.value)
+  if (!parsed.success) throw new ConfigError(key, describeIssues(parsed.error.issues, json.value))
+  validateRoutes(parsed.data, key)
+  return parsed.data
 }

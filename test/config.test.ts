@@ -98,11 +98,18 @@ describe('loadConfig', () => {
 
     it.each([
       ['{routes', /not valid JSON/],
-      ['{"routes":[]}', /at routes;/],
-      ['{"routes":[{"table":""}]}', /at routes\.0\.table/],
-      ['{"routes":[{"table":"t","bogus":1}]}', /Unrecognized key: "bogus" at routes\.0/],
-      ['{"routes":[{"table":"t"}],"tables":{"db.t":{"partitionBy":[3]}}}', /at tables\.db\.t\.partitionBy\.0/],
-      ['{"routes":[{"topicPattern":"(","table":"t"}]}', /routes\[0\]: invalid regular expression "\("/],
+      ['{\n  "routes": [\n    {"table": "t",}\n  ]\n}', /not valid JSON at line 3, column \d+/],
+      ['{"routes":[]}', /\$\.routes: .*; got \[\]/],
+      ['{"routes":[{"table":""}]}', /\$\.routes\[0\]\.table: Too small.*; got ""/],
+      ['{"routes":[{"table":"t","bogus":1}]}', /\$\.routes\[0\]\.bogus: unknown key "bogus" \(known keys: .*table/],
+      ['{"routes":[{"table":"t"}],"tabels":{}}', /\$\.tabels: unknown key "tabels" \(did you mean "tables"\?\)/],
+      ['{"routes":[{"table":"t"}],"tables":{"db.t":{"partitonBy":[]}}}', /\$\.tables\["db\.t"\]\.partitonBy: unknown key .*did you mean "partitionBy"/],
+      ['{"routes":[{"table":"t"}],"tables":{"db.t":{"partitionBy":[3]}}}', /\$\.tables\["db\.t"\]\.partitionBy\[0\]: .*; got 3/],
+      ['{"routes":[{"table":"t"}],"tables":{"t":{"partitionBy":["bucket(0, ts)"]}}}', /\$\.tables\.t\.partitionBy\[0\]: partitionBy 'bucket\(0, ts\)'/],
+      ['{"routes":[{"table":"t"}],"tableDefaults":{"partitionBy":["days(ts"]}}', /\$\.tableDefaults\.partitionBy\[0\]/],
+      ['{"routes":[{"table":"t"}],"tables":{"t":{"partitionBy":["day(id)"],"columns":{"id":"long"}}}}', /day\(id\).*does not apply to column "id" of type long/],
+      ['{"routes":[{"table":"t"}],"tables":{"t":{"columns":{"reading":"float64"}}}}', /\$\.tables\.t\.columns\.reading: expected an Iceberg primitive type.*; got "float64"/],
+      ['{"routes":[{"topicPattern":"(","table":"t"}]}', /\$\.routes\[0\]: invalid regular expression "\("/],
       ['{"routes":[{"topic":"a","topicPattern":"b","table":"t"}]}', /routes\[0\]: set topic or topicPattern, not both/],
       ['{"routes":[{"table":"t"}],"formats":[{"topicPattern":"[","value":"json"}]}', /formats\[0\]: invalid regular expression/],
     ])('rejects %s with an error naming where in the JSON', (json, message) => {

@@ -14,6 +14,7 @@ const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { dependencies: 
 const ALLOWED: Record<string, string> = {
   '@aws-lambda-powertools/logger': 'structured logs',
   '@aws-lambda-powertools/metrics': 'EMF metrics',
+  '@aws-sdk/client-cloudformation': 'floe --stack NAME reads the deployed stack\'s outputs (CLI only, loaded on demand)',
   '@aws-sdk/client-dynamodb': 'control table and DynamoDB catalog',
   '@aws-sdk/client-glue': 'Glue catalog and Glue Schema Registry',
   '@aws-sdk/client-s3': 'FileIO for s3://',

@@ -1,10 +1,9 @@
 /** `floe commit`: run the committer once, as the scheduled Lambda would, and say what it did. */
 import { parseArgs } from 'node:util'
 import { createCommitterDeps } from '../../functions/committer.js'
-import { createClients, destroyClients } from '../clients.js'
 import { runCommitter, type CommitRunResult } from '../commit/committer.js'
-import { loadConfig } from '../config.js'
 import { jsonText, TABLE_OPTIONS, type Command } from './command.js'
+import { openTarget, TARGET_OPTIONS, TARGET_USAGE } from './target.js'
 
 export function formatCommitRun(run: CommitRunResult): string {
   const lines = run.results.map((r) => {
@@ -38,11 +37,12 @@ Runs the committer once for pipeline FLOE_PIPELINE: every table with pending bat
 given ones) gets one snapshot, under the table's commit lease. Exit code 1 if any table failed.
 
   --table ns.name   only this table (repeatable)
-  --json            print the run's result as JSON`,
+  --json            print the run's result as JSON
+${TARGET_USAGE}`,
   async run(argv) {
     const { values } = parseArgs({
       args: argv,
-      options: TABLE_OPTIONS,
+      options: { ...TABLE_OPTIONS, ...TARGET_OPTIONS },
       strict: true,
       allowPositionals: false,
     })
@@ -50,8 +50,8 @@ given ones) gets one snapshot, under the table's commit lease. Exit code 1 if an
       process.stdout.write(`${this.usage}\n`)
       return 0
     }
-    const config = loadConfig(process.env)
-    const clients = createClients({ region: config.region, maxAttempts: config.awsMaxAttempts })
+    const target = await openTarget(values)
+    const { config, clients } = target
     try {
       const deps = await createCommitterDeps(config, clients)
       const run = await runCommitter(deps, { tables: values.table })
@@ -63,7 +63,7 @@ given ones) gets one snapshot, under the table's commit lease. Exit code 1 if an
       }
       return run.failures > 0 ? 1 : 0
     } finally {
-      destroyClients(clients)
+      await target.close()
     }
   },
 }

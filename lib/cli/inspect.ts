@@ -10,7 +10,10 @@ import { stringifyJson } from '../iceberg/json.js'
 import { findCurrentMetadataPath, readTableMetadata } from '../iceberg/metadata-io.js'
 import { currentSchema, currentSnapshot } from '../iceberg/metadata.js'
 import { liveEntries } from '../iceberg/scan.js'
+import { existsSync } from 'node:fs'
+import { createCatalog, parseTableId } from '../catalog/index.js'
 import type { Command } from './command.js'
+import { openTarget, TARGET_OPTIONS, TARGET_USAGE } from './target.js'
 
 export interface InspectResult {
   metadataLocation: string
@@ -79,7 +82,10 @@ export function parsePathMap(values: string[]): [string, string][] {
 export const inspectCommand: Command = {
   name: 'inspect',
   summary: 'Print an Iceberg table\'s metadata summary and current file/record counts as JSON',
-  usage: `Usage: floe inspect <metadata.json path | table location> [--path-map FROM=TO ...]
+  usage: `Usage: floe inspect <namespace.table | metadata.json path | table location> [--path-map FROM=TO ...]
+
+A table name (demo.clicks) is looked up in the catalog of the pipeline --stack, the environment
+or the local state (--dir, default ./floe-local) points at.
 
 Reads table metadata (a *.metadata.json file, or the current one under <location>/metadata/
 via version-hint.text or the highest version) and the current snapshot's manifests, and prints
@@ -89,11 +95,12 @@ specs, snapshot count, and the current snapshot's data files, delete files and r
   --path-map FROM=TO   rewrite paths starting with FROM to TO (repeatable), to read a table
                        copied from elsewhere, e.g. --path-map s3://warehouse/t=/tmp/t
 
-Paths: s3://, s3a://, file:// or local paths; S3 endpoint from AWS_ENDPOINT_URL(_S3).`,
+Paths: s3://, s3a://, file:// or local paths; S3 endpoint from AWS_ENDPOINT_URL(_S3).
+${TARGET_USAGE}`,
   async run(argv) {
     const { values, positionals } = parseArgs({
       args: argv,
-      options: { 'path-map': { type: 'string', multiple: true }, help: { type: 'boolean', short: 'h' } },
+      options: { 'path-map': { type: 'string', multiple: true }, help: { type: 'boolean', short: 'h' }, ...TARGET_OPTIONS },
       strict: true,
       allowPositionals: true,
     })
@@ -105,14 +112,32 @@ Paths: s3://, s3a://, file:// or local paths; S3 endpoint from AWS_ENDPOINT_URL(
       process.stderr.write(`${this.usage}\n`)
       return 2
     }
+    const target = positionals[0]!
+    if (isTableName(target)) return inspectByName(target, values)
     const clients = createClients()
     try {
       const io = withPathMap(createFileIO(clients), parsePathMap(values['path-map'] ?? []))
-      const result = await inspectTable(io, positionals[0]!)
+      const result = await inspectTable(io, target)
       process.stdout.write(`${stringifyJson(result, 2)}\n`)
       return 0
     } finally {
       destroyClients(clients)
     }
   },
+}
+
+/** `demo.clicks`: a catalog table name, not a path or URL (and no such file here). */
+const isTableName = (text: string) => /^[^/\\:]+\.[^/\\:]+$/.test(text) && !text.endsWith('.json') && !existsSync(text)
+
+/** Inspect a table by its catalog name, in the pipeline `--stack`, the environment or `--dir` point at. */
+async function inspectByName(name: string, values: { dir?: string; stack?: string; 'path-map'?: string[] }): Promise<number> {
+  const target = await openTarget(values)
+  try {
+    const io = withPathMap(createFileIO(target.clients), parsePathMap(values['path-map'] ?? []))
+    const { metadataLocation } = await createCatalog(target.config, target.clients, io).loadTable(parseTableId(name, target.config.routes.defaultNamespace))
+    process.stdout.write(`${stringifyJson(await inspectTable(io, metadataLocation), 2)}\n`)
+    return 0
+  } finally {
+    await target.close()
+  }
 }

@@ -28,10 +28,14 @@ export function helpText(list: Command[] = commands): string {
     '',
     'Run `floe <command> --help` for a command\'s options.',
     '',
+    'Exit codes: 0 done; 1 failed while running (a table failed, an endpoint did not answer);',
+    '2 bad usage or settings (unknown command or option, invalid FLOE_* variable, routes or input',
+    'file) — reported before anything starts or is deleted.',
+    '',
   ].join('\n')
 }
 
-/** Returns the exit code: 0 ok, 1 failure, 2 usage error. */
+/** Returns the exit code: 0 ok, 1 failure while running, 2 usage or configuration error (see helpText). */
 export async function main(argv: string[], output: Output = stdio, list: Command[] = commands): Promise<number> {
   const [name, ...rest] = argv
   if (name === undefined) {
@@ -61,8 +65,8 @@ export async function main(argv: string[], output: Output = stdio, list: Command
     return await command.run(rest)
   } catch (err) {
     output.err(`floe ${command.name}: ${describe(err)}\n`)
-    // Argument errors from node:util parseArgs are usage errors.
-    return (err as { code?: string })?.code?.startsWith('ERR_PARSE_ARGS') ? 2 : 1
+    // Argument errors from node:util parseArgs and bad settings are usage errors.
+    return err instanceof ConfigError || (err as { code?: string })?.code?.startsWith('ERR_PARSE_ARGS') ? 2 : 1
   }
 }
 
@@ -71,6 +75,8 @@ function commandHelp(c: Command): string {
 }
 
 function describe(err: unknown): string {
+  if (err instanceof Error && causes(err).some((e) => e.name === 'CredentialsProviderError' || /CredentialsProviderError/.test(e.message)))
+    return `no AWS credentials (${err.message}). For the local pipeline run the command without FLOE_WAREHOUSE / AWS_ENDPOINT_URL (it finds ./floe-local, or pass --dir); for a deployed stack configure AWS credentials and pass --stack NAME`
   if (err instanceof ConfigError) return `invalid setting ${err.message}`
   if (err instanceof FloeError) return err.message
   if (err instanceof Error) {
@@ -79,6 +85,13 @@ function describe(err: unknown): string {
     return process.env.DEBUG ? (err.stack ?? `${name}${err.message}`) : `${name}${err.message}`
   }
   return String(err)
+}
+
+/** The error and its causes, outermost first. */
+function causes(err: Error): Error[] {
+  const out: Error[] = []
+  for (let e: unknown = err; e instanceof Error && out.length < 10; e = e.cause) out.push(e)
+  return out
 }
 
 function version(): string {

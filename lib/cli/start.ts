@@ -5,21 +5,23 @@
  * writer, with the real committer on a compressed schedule; prints a summary read back from the
  * tables and the commands to query them with other engines.
  */
-import { existsSync, readFileSync, rmSync } from 'node:fs'
-import { resolve } from 'node:path'
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs'
+import { relative, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { createCatalog } from '../catalog/index.js'
-import { createClients } from '../clients.js'
-import { loadConfig, RoutesSchema, type FloeConfig, type Routes } from '../config.js'
+import { createClients, endpointsFromEnv } from '../clients.js'
+import { loadConfig, parseRoutes, RoutesSchema, type FloeConfig, type Routes } from '../config.js'
 import { ConfigError } from '../errors.js'
 import { createFileIO } from '../io/index.js'
 import { DEMO_ROUTES, generateDemo } from '../local/demo.js'
 import { LOCAL_CREDENTIALS, LOCAL_REGION, startLocalEndpoints } from '../local/endpoints.js'
 import { KafkaLog } from '../local/kafka-log.js'
 import { ensureBucket, ensureCatalogTable, ensureControlTable } from '../local/init.js'
-import { readInputFile } from '../local/input.js'
-import { resumePositions, runLocalPipeline, type Progress } from '../local/pipeline.js'
-import { countDeadLetters, refreshVersionHints, summarizeTables, type TableSummary } from '../local/summary.js'
+import { appendInput, readInputFile, writeInputDeadLetters, type InputFile } from '../local/input.js'
+import { resumePositions, runLocalPipeline } from '../local/pipeline.js'
+import { saveLocalState, removeServeInfo, writeServeInfo } from '../local/state.js'
+import { countDeadLetters, refreshVersionHints, summarizeTables } from '../local/summary.js'
+import { count as count_, printSummary, progressPrinter, serveInstructions } from './start-report.js'
 import type { Command } from './command.js'
 
 const USAGE = `usage: floe start [options]
@@ -28,7 +30,7 @@ Runs the whole pipeline locally: DynamoDB Local (+ s3rver with --s3), a generate
 your own records, the real writer and committer. A second run continues where the first stopped.
 
 options:
-  --records N        demo records to generate (default 20000)
+  --records N        demo records to generate (default 20000; 0 with --serve: just serve)
   --input FILE       ingest Kafka records from NDJSON instead of the demo: one JSON object per
                      line with topic, partition, offset (optional), timestamp, key, value (JSON
                      value or string), headers ({name: value})
@@ -41,113 +43,173 @@ options:
   --batch-size N     records per writer invocation (default 500)
   --serve            keep the endpoints running after the summary (Ctrl-C to stop)
   --quiet            no progress output
-  --json             print the summary as one JSON line at the end (for scripts and tests)`
+  --json             print the summary as one JSON line at the end (for scripts and tests)
+
+Everything is validated before anything starts or is deleted: FLOE_* settings, --routes (file,
+line, JSON path, "did you mean"), --input (a missing file fails; a malformed line becomes a dead
+letter naming its line). Exit codes: 0 done, 1 failed while running, 2 bad usage or settings.`
+
+/** The flags of `floe start`; a new record source adds its flags here and a case in plan(). */
+const START_OPTIONS = {
+  records: { type: 'string', default: '20000' },
+  input: { type: 'string' },
+  routes: { type: 'string' },
+  dir: { type: 'string', default: 'floe-local' },
+  s3: { type: 'boolean', default: false },
+  reset: { type: 'boolean', default: false },
+  seed: { type: 'string' },
+  'batch-size': { type: 'string', default: '500' },
+  serve: { type: 'boolean', default: false },
+  quiet: { type: 'boolean', default: false },
+  json: { type: 'boolean', default: false },
+} as const
+
+/** Where the run's records come from. */
+type Source = { kind: 'demo'; records: number; seed: number } | { kind: 'input'; input: InputFile }
+
+/** Everything checked, nothing started: what the run will do. */
+interface Plan {
+  dir: string
+  warehouse: string
+  config: FloeConfig
+  routes: Routes
+  source: Source
+  batchSize: number
+  s3: boolean
+  reset: boolean
+  serve: boolean
+  quiet: boolean
+  json: boolean
+  /** The FLOE_* settings of the run, saved for the other commands (lib/local/state.ts). */
+  settings: Record<string, string>
+}
+
+/** Validate flags, settings, routes and input; throws ConfigError before anything starts or is deleted. */
+export function plan(argv: string[], env: NodeJS.ProcessEnv = process.env): Plan {
+  const { values } = parseArgs({ args: argv, options: START_OPTIONS, strict: true, allowPositionals: false })
+  const serve = values.serve!
+  const records = count('--records', values.records!, serve ? 0 : 1)
+  const batchSize = count('--batch-size', values['batch-size']!, 1)
+  const dir = resolve(values.dir!)
+  const routes = loadRoutes(values.routes, values.input !== undefined)
+  const warehouse = values.s3 ? 's3://floe-local/warehouse' : `file://${dir}/warehouse`
+  const overrides = {
+    FLOE_WAREHOUSE: warehouse,
+    FLOE_ROUTES: JSON.stringify(routes),
+    ...(env.FLOE_COMMIT_BACKOFF_MS ? {} : { FLOE_COMMIT_BACKOFF_MS: '20' }),
+  }
+  const config = loadConfig({ ...env, AWS_REGION: env.AWS_REGION ?? LOCAL_REGION }, overrides)
+  const source: Source = values.input
+    ? { kind: 'input', input: readInputFile(values.input) }
+    : { kind: 'demo', records, seed: values.seed !== undefined ? count('--seed', values.seed, 0) : Date.now() % 1_000_000 }
+  const settings: Record<string, string> = { ...overrides }
+  for (const [k, v] of Object.entries(env)) if (k.startsWith('FLOE_') && v) settings[k] = v
+  delete settings.FLOE_WAREHOUSE
+  return { dir, warehouse, config, routes, source, batchSize, s3: values.s3!, reset: values.reset!, serve, quiet: values.quiet!, json: values.json!, settings }
+}
 
 export const startCommand: Command = {
   name: 'start',
   summary: 'Run the whole pipeline locally: endpoints, a demo stream (or your records), writer, committer',
   usage: USAGE,
   run: async (argv) => {
-    const { values } = parseArgs({
-      args: argv,
-      options: {
-        records: { type: 'string', default: '20000' },
-        input: { type: 'string' },
-        routes: { type: 'string' },
-        dir: { type: 'string', default: 'floe-local' },
-        s3: { type: 'boolean', default: false },
-        reset: { type: 'boolean', default: false },
-        seed: { type: 'string' },
-        'batch-size': { type: 'string', default: '500' },
-        serve: { type: 'boolean', default: false },
-        quiet: { type: 'boolean', default: false },
-        json: { type: 'boolean', default: false },
-      },
-    })
-    const records = positiveInt('--records', values.records!)
-    const batchSize = positiveInt('--batch-size', values['batch-size']!)
-    const dir = resolve(values.dir!)
-    if (values.reset) rmSync(dir, { recursive: true, force: true })
-    const routes = loadRoutes(values.routes, values.input !== undefined)
+    const p = plan(argv)
     const out = (line: string) => process.stdout.write(`${line}\n`)
-
-    out(`floe start: local state in ${dir}`)
-    const endpoints = await startLocalEndpoints({ dataDir: dir })
+    if (p.reset) rmSync(p.dir, { recursive: true, force: true })
+    mkdirSync(p.dir, { recursive: true })
+    out(`floe start: local state in ${p.dir}`)
+    if (p.source.kind === 'input') {
+      const bad = p.source.input.malformed
+      out(`input: ${p.source.input.records.length.toLocaleString('en-US')} records from ${p.source.input.file}${bad.length ? `; ${bad.length} malformed lines become dead letters (line ${bad.slice(0, 10).map((m) => m.line).join(', ')}${bad.length > 10 ? ', …' : ''})` : ''}`)
+    }
+    const given = endpointsFromEnv(process.env)
+    if (!given.dynamodb || !given.s3) out(`starting ${[!given.dynamodb && 'DynamoDB Local', !given.s3 && 's3rver'].filter(Boolean).join(' and ')}…`)
+    const endpoints = await startLocalEndpoints({ dataDir: p.dir })
     process.env.AWS_REGION ??= LOCAL_REGION
     if (endpoints.started.length > 0) {
       process.env.AWS_ACCESS_KEY_ID ??= LOCAL_CREDENTIALS.accessKeyId
       process.env.AWS_SECRET_ACCESS_KEY ??= LOCAL_CREDENTIALS.secretAccessKey
     }
-    const interrupted = () => void endpoints.stop().finally(() => process.exit(130))
-    process.once('SIGINT', interrupted)
+    let stopped: () => void = () => undefined
+    const interrupted = new Promise<void>((done) => (stopped = done))
+    const onSigint = () => (p.serve ? stopped() : void endpoints.stop().finally(() => process.exit(130)))
+    process.on('SIGINT', onSigint)
+    process.on('SIGTERM', onSigint)
     try {
-      const warehouse = values.s3 ? 's3://floe-local/warehouse' : `file://${dir}/warehouse`
-      const config = loadConfig(process.env, {
-        FLOE_WAREHOUSE: warehouse,
-        FLOE_ROUTES: JSON.stringify(routes),
-        ...(process.env.FLOE_COMMIT_BACKOFF_MS ? {} : { FLOE_COMMIT_BACKOFF_MS: '20' }),
-      })
+      const { config } = p
       const clients = createClients({ endpoints: { s3: endpoints.s3, dynamodb: endpoints.dynamodb }, region: config.region, maxAttempts: config.awsMaxAttempts })
       const io = createFileIO(clients)
       await ensureControlTable(clients.ddb, config.controlTable)
       await ensureCatalogTable(clients.ddb, config.catalogTable)
-      if (values.s3) await ensureBucket(clients.s3, 'floe-local')
-      out(`endpoints: DynamoDB ${endpoints.dynamodb}, S3 ${endpoints.s3}; warehouse ${warehouse}`)
+      if (p.s3) await ensureBucket(clients.s3, 'floe-local')
+      saveLocalState(p.dir, { warehouse: p.warehouse, s3: p.s3, settings: p.settings })
+      out(`endpoints: DynamoDB ${endpoints.dynamodb}, S3 ${endpoints.s3}; warehouse ${p.warehouse}`)
 
       const catalog = createCatalog(config, clients, io)
-      const namespaces = namespacesOf(routes)
+      const namespaces = namespacesOf(p.routes)
       const before = await summarizeTables(catalog, io, namespaces)
+      const deadBefore = (await countDeadLetters(io, config.dlq, config.pipeline)).total
       const positions = await resumePositions(config, clients, io)
       const log = new KafkaLog()
       let produced: number
-      let poison = 0
-      if (values.input) {
-        produced = readInputFile(values.input, log, positions)
-        out(`input: ${produced} records from ${values.input}`)
+      let bad: { count: number; what: string }
+      let sourceText: string
+      if (p.source.kind === 'input') {
+        produced = appendInput(p.source.input, log, positions)
+        bad = { count: await writeInputDeadLetters(io, config.dlq, config.pipeline, p.source.input), what: 'malformed lines, dead-lettered' }
+        sourceText = `from ${p.source.input.file}`
       } else {
-        const seed = values.seed !== undefined ? Number(values.seed) : Date.now() % 1_000_000
-        const demo = generateDemo(log, { records, seed, startOffsets: positions })
+        const demo = generateDemo(log, { records: p.source.records, seed: p.source.seed, startOffsets: positions })
         produced = demo.produced
-        poison = demo.poison
-        out(`demo stream: ${produced} records (${poison} poison) over ${Object.keys(demo.byTopic).length} topics, seed ${seed}`)
+        bad = { count: demo.poison, what: 'of them poison' }
+        sourceText = `generated with seed ${p.source.seed} over ${count_(Object.keys(demo.byTopic).length, 'topic')}`
+        if (produced) out(`demo stream: ${produced.toLocaleString('en-US')} records (${demo.poison} poison) over ${Object.keys(demo.byTopic).length} topics, seed ${p.source.seed}`)
       }
 
-      const progress = values.quiet ? undefined : progressPrinter(out)
-      const result = await runLocalPipeline(config, clients, io, log, positions, { batchSize, onProgress: progress?.update })
+      const progress = p.quiet ? undefined : progressPrinter(out)
+      const result = await runLocalPipeline(config, clients, io, log, positions, { batchSize: p.batchSize, onProgress: progress?.update })
       progress?.done(result)
-      if (!values.s3) await refreshVersionHints(catalog, io, namespaces)
+      if (!p.s3) await refreshVersionHints(catalog, io, namespaces)
 
       const dead = await countDeadLetters(io, config.dlq, config.pipeline)
       const after = await summarizeTables(catalog, io, namespaces, dead)
-      printSummary(out, config, after, before, { produced, poison, result, dead: dead.total, endpoints })
-      if (values.json) {
+      const rel = relative(process.cwd(), p.dir) || '.'
+      const dirFlag = rel === 'floe-local' ? '' : ` --dir ${rel.includes(' ') ? JSON.stringify(rel) : rel}`
+      printSummary(out, config, after, before, { source: sourceText, produced, bad, result, deadBefore, dead, cli: 'npx floe', dirFlag, serving: p.serve })
+      if (p.json) {
         const prior = new Map(before.map((t) => [t.table, t.rows]))
-        out(JSON.stringify({ produced, poison, deadLetters: dead.total, tables: after.map((t) => ({ ...t, addedRows: t.rows - (prior.get(t.table) ?? 0) })) }))
+        const poison = p.source.kind === 'demo' ? bad.count : 0
+        out(JSON.stringify({ produced, poison, malformed: p.source.kind === 'input' ? bad.count : 0, deadLetters: dead.total, newDeadLetters: dead.total - deadBefore, deadLettersByStage: Object.fromEntries(dead.byReason), tables: after.map((t) => ({ ...t, addedRows: t.rows - (prior.get(t.table) ?? 0) })) }))
       }
-      if (values.serve) {
-        out('\nendpoints are running; Ctrl-C to stop.')
-        await new Promise(() => undefined)
+      if (p.serve) {
+        writeServeInfo(p.dir, { pid: process.pid, dynamodb: endpoints.dynamodb, s3: endpoints.s3 })
+        for (const line of serveInstructions(config, endpoints, after[0])) out(line)
+        // Keep the process alive (the endpoint processes are unref'd) until Ctrl-C or SIGTERM.
+        const alive = setInterval(() => undefined, 60_000)
+        await interrupted
+        clearInterval(alive)
+        removeServeInfo(p.dir)
+        out('stopping the endpoints…')
       }
       return 0
     } finally {
-      process.off('SIGINT', interrupted)
+      process.off('SIGINT', onSigint)
+      process.off('SIGTERM', onSigint)
       await endpoints.stop()
     }
   },
 }
 
-function positiveInt(flag: string, text: string): number {
-  const n = Number(text)
-  if (!Number.isSafeInteger(n) || n < 1) throw new ConfigError(flag, `expected a positive integer, got ${JSON.stringify(text)}`)
-  return n
+function count(flag: string, text: string, min: number): number {
+  const v = Number(text)
+  if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(v) || v < min) throw new ConfigError(flag, `expected ${min === 0 ? 'a non-negative' : 'a positive'} integer, got ${JSON.stringify(text)}`)
+  return v
 }
 
 function loadRoutes(file: string | undefined, custom: boolean): Routes {
   if (file === undefined) return custom ? RoutesSchema.parse({ routes: [{ table: '{topic}' }] }) : DEMO_ROUTES
   if (!existsSync(file)) throw new ConfigError('--routes', `file not found: ${file}`)
-  const parsed = RoutesSchema.safeParse(JSON.parse(readFileSync(file, 'utf8')))
-  if (!parsed.success) throw new ConfigError('--routes', parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '))
-  return parsed.data
+  return parseRoutes(readFileSync(file, 'utf8'), `--routes ${file}`)
 }
 
 function namespacesOf(routes: Routes): string[] {
@@ -161,67 +223,4 @@ function namespacesOf(routes: Routes): string[] {
   }
   if (typeof routes.unrouted === 'object') add(routes.unrouted.table)
   return [...out]
-}
-
-function progressPrinter(out: (line: string) => void) {
-  const tty = process.stdout.isTTY === true
-  let last = 0
-  const line = (p: Progress) => {
-    const rate = p.elapsedMs > 0 ? Math.round((p.delivered / p.elapsedMs) * 1000) : 0
-    const stats = `${p.delivered.toLocaleString('en-US')}/${p.total.toLocaleString('en-US')} records · ${rate.toLocaleString('en-US')} rec/s · ${p.batches} batches · ${p.files} files · ${p.commits} commits · ${p.deadLetters} dead letters`
-    if (!tty) return stats
-    const width = 24
-    const filled = p.total > 0 ? Math.round((p.delivered / p.total) * width) : width
-    return `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${stats}`
-  }
-  return {
-    update: (p: Progress) => {
-      if (tty) process.stdout.write(`\r${line(p)}\u001b[K`)
-      else if (p.elapsedMs - last >= 2_000) {
-        last = p.elapsedMs
-        out(line(p))
-      }
-    },
-    done: (p: Progress) => {
-      if (tty) process.stdout.write(`\r${line(p)}\u001b[K\n`)
-      else out(line(p))
-    },
-  }
-}
-
-function printSummary(
-  out: (line: string) => void,
-  config: FloeConfig,
-  tables: TableSummary[],
-  before: TableSummary[],
-  run: { produced: number; poison: number; result: Progress; dead: number; endpoints: { dynamodb: string; s3: string } },
-): void {
-  const prior = new Map(before.map((t) => [t.table, t]))
-  out('')
-  out(`done in ${(run.result.elapsedMs / 1000).toFixed(1)} s: ${run.result.batches} writer invocations, ${run.result.commits} commits`)
-  out('')
-  out('table                          rows (+this run)        files  snapshots  partitions  dead letters')
-  for (const t of tables) {
-    const added = t.rows - (prior.get(t.table)?.rows ?? 0)
-    out(`${t.table.padEnd(30)} ${`${t.rows} (+${added})`.padEnd(22)} ${String(t.files).padStart(6)} ${String(t.snapshots).padStart(10)} ${String(t.partitions).padStart(11)} ${String(t.deadLetters).padStart(13)}`)
-  }
-  const addedRows = tables.reduce((n, t) => n + t.rows - (prior.get(t.table)?.rows ?? 0), 0)
-  out('')
-  out(`this run: ${run.produced} records produced, ${run.poison} poison; ${addedRows} rows added to tables; dead-letter store holds ${run.dead} in all (${config.dlq})`)
-  if (tables.length === 0) return
-  const first = tables[0]!
-  const localPath = (p: string) => p.replace(/^file:\/\//, '')
-  out('')
-  out('query the result:')
-  out(`  floe inspect ${localPath(first.metadataLocation)}`)
-  if (first.metadataLocation.startsWith('file://')) {
-    out(`  duckdb -c "INSTALL iceberg; LOAD iceberg; SELECT count(*) FROM iceberg_scan('${localPath(first.metadataLocation)}');"`)
-  }
-  out('  Spark (Iceberg DynamoDbCatalog, same catalog table; start the endpoints with `floe start --serve`):')
-  out(`    --conf spark.sql.catalog.floe=org.apache.iceberg.spark.SparkCatalog \\`)
-  out(`    --conf spark.sql.catalog.floe.catalog-impl=org.apache.iceberg.aws.dynamodb.DynamoDbCatalog \\`)
-  out(`    --conf spark.sql.catalog.floe.dynamodb.table-name=${config.catalogTable} \\`)
-  out(`    --conf spark.sql.catalog.floe.warehouse=${config.warehouse} \\`)
-  out(`    --conf spark.sql.catalog.floe.client.region=${config.region ?? LOCAL_REGION}   (plus dynamodb.endpoint=${run.endpoints.dynamodb} while serving)`)
-  out(`  PyIceberg: load_catalog("floe", type="dynamodb", **{"table-name": "${config.catalogTable}", "dynamodb.endpoint": "${run.endpoints.dynamodb}", "dynamodb.region": "${config.region ?? LOCAL_REGION}"})`)
 }

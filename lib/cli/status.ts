@@ -1,10 +1,12 @@
 /** `floe status`: per table, the backlog, the last commit, and committed offsets against writer checkpoints. */
 import { parseArgs } from 'node:util'
 import { createCommitterDeps } from '../../functions/committer.js'
-import { createClients, destroyClients } from '../clients.js'
 import { pipelineStatus, type TableStatus } from '../commit/status.js'
-import { loadConfig } from '../config.js'
 import { jsonText, TABLE_OPTIONS, type Command } from './command.js'
+import { openTarget, TARGET_OPTIONS, TARGET_USAGE } from './target.js'
+import { formatWatch, watchRows } from './status-watch.js'
+import type { CommitDeps } from '../commit/types.js'
+import { ConfigError } from '../errors.js'
 
 const age = (ms: number) => (ms < 120_000 ? `${Math.round(ms / 1000)}s` : ms < 7_200_000 ? `${Math.round(ms / 60_000)}m` : `${(ms / 3_600_000).toFixed(1)}h`)
 
@@ -37,11 +39,15 @@ offsets (Kafka offsets have gaps, and dead-lettered records advance the checkpoi
 so the lag counts offsets, not rows still to come).
 
   --table ns.name   only this table (repeatable; default: every table with pending batches or a commit lease)
-  --json            print JSON`,
+  --json            print JSON
+  --watch           a view refreshed in place: per table lag, records/s, pending batches, last
+                    commit, small-file ratio (Ctrl-C to stop)
+  --interval S      seconds between refreshes with --watch (default 2)
+${TARGET_USAGE}`,
   async run(argv) {
     const { values } = parseArgs({
       args: argv,
-      options: TABLE_OPTIONS,
+      options: { ...TABLE_OPTIONS, ...TARGET_OPTIONS, watch: { type: 'boolean' }, interval: { type: 'string', default: '2' } },
       strict: true,
       allowPositionals: false,
     })
@@ -49,17 +55,41 @@ so the lag counts offsets, not rows still to come).
       process.stdout.write(`${this.usage}\n`)
       return 0
     }
-    const config = loadConfig(process.env)
-    const clients = createClients({ region: config.region, maxAttempts: config.awsMaxAttempts })
+    const target = await openTarget(values)
+    const { config, clients } = target
     try {
-      const statuses = await pipelineStatus(
-        await createCommitterDeps(config, clients),
-        { tables: values.table },
-      )
+      const deps = await createCommitterDeps(config, clients)
+      if (values.watch) return await watch(deps, values.table, Number(values.interval) * 1000, target.source)
+      const statuses = await pipelineStatus(deps, { tables: values.table })
       process.stdout.write(values.json ? jsonText(statuses) : formatStatus(statuses))
       return 0
     } finally {
-      destroyClients(clients)
+      await target.close()
     }
   },
+}
+
+/** `--watch`: refresh in place until Ctrl-C (or SIGTERM). */
+async function watch(deps: CommitDeps, tables: string[] | undefined, everyMs: number, source: string): Promise<number> {
+  if (!(everyMs >= 200)) throw new ConfigError('--interval', `expected seconds >= 0.2, got ${everyMs / 1000}`)
+  const state = { stop: false }
+  const onSignal = () => (state.stop = true)
+  process.once('SIGINT', onSignal)
+  process.once('SIGTERM', onSignal)
+  const tty = process.stdout.isTTY === true
+  let previous: { statuses: TableStatus[]; atMs: number } | undefined
+  try {
+    while (!state.stop) {
+      const now = Date.now()
+      const statuses = await pipelineStatus(deps, { tables, nowMs: now })
+      const view = formatWatch(await watchRows(deps, statuses, previous, now), now, source)
+      process.stdout.write(tty ? `\u001b[H\u001b[2J${view}` : `${view}\n`)
+      previous = { statuses, atMs: now }
+      for (let waited = 0; waited < everyMs && !state.stop; waited += 100) await new Promise((r) => setTimeout(r, 100))
+    }
+    return 0
+  } finally {
+    process.off('SIGINT', onSignal)
+    process.off('SIGTERM', onSignal)
+  }
 }

@@ -73,3 +73,21 @@ export function parseJsonObject(bytes: Uint8Array): { ok: true; value: Record<st
     return { ok: false, reason: `JSON value is ${v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v}, expected an object` }
   return { ok: true, value: v as Record<string, unknown> }
 }
+
+/**
+ * The JSON object of `bytes` with every number a lossless-json `LosslessNumber` holding its
+ * literal text, so inference can type numbers from how they were written: `1.0` and `1e3` are
+ * doubles, `1` is a long, even though JSON.parse gives the same number for `1.0` and `1`. Slower
+ * than parseJsonObject, so it is used only where a type must be inferred (a new table, a record
+ * with a new field), never on the per-record path. Undefined when the bytes are not a JSON object.
+ */
+export function parseJsonLiterals(bytes: Uint8Array): Record<string, unknown> | undefined {
+  const text = decodeUtf8(bytes)
+  if (!text.ok) return undefined
+  try {
+    const v = parse(text.value as string)
+    return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined
+  } catch {
+    return undefined
+  }
+}

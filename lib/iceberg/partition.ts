@@ -53,7 +53,7 @@ function defaultName(t: Transform, column: string): string {
 const dedupName = (t: Transform) => (['year', 'month', 'day', 'hour'].includes(t.kind) ? 'time' : transformToString(t))
 
 /** Parse one expression: `col`, `identity(col)`, `day(col)`/`days(col)`, `bucket(16, col)`, `truncate(4, col)` (either argument order). */
-function parseExpr(expr: string): { transform: Transform; column: string } {
+export function parsePartitionExpr(expr: string): { transform: Transform; column: string } {
   const text = expr.trim()
   const call = /^([A-Za-z_]+)\s*\((.*)\)$/s.exec(text)
   if (!call) {
@@ -91,7 +91,7 @@ export function parsePartitionBy(schema: Schema, exprs: string[], startFieldId =
   const fields: PartitionField[] = []
   const seen = new Set<string>()
   for (const expr of exprs) {
-    const { transform, column } = parseExpr(expr)
+    const { transform, column } = parsePartitionExpr(expr)
     const source = byName.get(column)
     if (!source) {
       const known = [...byName.keys()].slice(0, 20).join(', ')

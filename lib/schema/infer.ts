@@ -54,7 +54,10 @@ function primKind(v: unknown): Kind | undefined {
   const obj = v as Record<string, unknown>
   if (obj.isLosslessNumber === true && typeof obj.value === 'string') {
     const text = obj.value
-    return /^[+-]?\d+$/.test(text) && BigInt.asIntN(64, BigInt(text)) === BigInt(text) ? 'bigLong' : 'double'
+    // An integer literal is a long, also beyond int64 (such a value is then a dead letter that
+    // names it, never a rounded double); a literal with a point or an exponent is a double.
+    if (!/^[+-]?\d+$/.test(text)) return 'double'
+    return Number.isSafeInteger(Number(text)) ? 'long' : 'bigLong'
   }
   if (v instanceof Date) return 'timestamptz'
   if (v instanceof Uint8Array) return 'binary'

@@ -23,6 +23,8 @@ import type { KafkaRecord } from '../kafka/event.js'
 import type { IcebergType, Schema, StructType } from '../schema/types.js'
 import { evolveSchema } from '../schema/evolve.js'
 import { inferSchema } from '../schema/infer.js'
+import { applyColumnHints } from '../schema/hints.js'
+import { parseJsonLiterals } from '../codec/index.js'
 import { maxFieldId } from '../schema/walk.js'
 import { compileCoercer, type Coerced, type Coercer } from './columnar/coerce.js'
 import { encodeParquet } from './columnar/parquet.js'
@@ -205,7 +207,7 @@ export class TableSet {
     const declared = samples.every((s) => s.schema !== undefined) ? samples[0]?.schema : undefined
     let schema = declared
       ? withIdColumns(optionalFields(declared), options.idColumns)
-      : inferSchema(this.#withinColumns(name, samples).map((s) => s.value), { idColumns: options.idColumns, maxDepth: this.#deps.config.limits.maxDepth })
+      : applyColumnHints(inferSchema(this.#literalValues(this.#withinColumns(name, samples)), { idColumns: options.idColumns, maxDepth: this.#deps.config.limits.maxDepth }), options.columns)
     if (kafka.length) {
       const { field } = kafkaField(kafka, maxFieldId(schema) + 1, this.#keyType(samples))
       schema = { ...schema, fields: [...schema.fields, field] }
@@ -257,6 +259,16 @@ export class TableSet {
     })
   }
 
+  /**
+   * The values inference reads: for `json` topics the record re-read with every number as its
+   * literal text (lib/codec parseJsonLiterals), so `1.0` infers a double and `1` a long. Only
+   * records a type is inferred from pay for this (a new table, a record with a new field).
+   */
+  #literalValues(samples: Sample[]): Record<string, unknown>[] {
+    const format = this.#deps.decoders.valueFormat
+    return samples.map((s) => (format?.(s.record.topic) === 'json' && s.record.value ? parseJsonLiterals(s.record.value) : undefined) ?? s.value)
+  }
+
   /** `_kafka.key`'s type for a column created from these records: string when any comes from a topic with a key format. */
   #keyType(samples: Sample[]): KafkaKeyType {
     const decoders = this.#deps.decoders
@@ -279,8 +291,8 @@ export class TableSet {
     const kafkaMissing = state.kafka.length > 0 && !hasKafkaColumn(state.schema)
     if (uncovered.length === 0 && !kafkaMissing) return
     const declared = [...new Map(uncovered.filter((s) => s.schema).map((s) => [JSON.stringify(s.schema!.fields), s.schema!])).values()]
-    const plain = uncovered.filter((s) => !s.schema).map((s) => s.value)
-    const incoming = [...declared, ...(plain.length ? [inferSchema(plain)] : [])]
+    const plain = this.#literalValues(uncovered.filter((s) => !s.schema))
+    const incoming = [...declared, ...(plain.length ? [applyColumnHints(inferSchema(plain), state.options.columns)] : [])]
     for (let attempt = 0; ; attempt++) {
       let target: Schema | undefined
       for (const inc of incoming) target = evolveSchema(target ?? state.schema, inc, state.metadata['last-column-id'], { table: state.name }) ?? target

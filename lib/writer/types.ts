@@ -40,6 +40,8 @@ export interface WriterDecoders {
   decodeKey?(record: KafkaRecord): Promise<DecodedKey>
   /** A topic's key format (FLOE_ROUTES `formats[].key`); undefined: keys are raw bytes. */
   keyFormat?(topic: string): ValueFormat | undefined
+  /** A topic's value format; with `json`, inference reads number literals from the record's text (`1.0` is a double). */
+  valueFormat?(topic: string): ValueFormat
 }
 
 export interface WriterDeps {

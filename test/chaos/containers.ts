@@ -12,6 +12,9 @@ const SOURCE = fileURLToPath(new URL('./worker.ts', import.meta.url))
 const BUNDLE = fileURLToPath(new URL('../../node_modules/.cache/floe-chaos/worker.mjs', import.meta.url))
 let bundled: Promise<string> | undefined
 
+/** Longest one container start or one invocation may take before the step fails (not hangs). */
+const STEP_TIMEOUT_MS = Number(process.env.CHAOS_STEP_TIMEOUT_MS ?? 120_000)
+
 /**
  * Containers start from an esbuild bundle of the worker (our TypeScript compiled once, packages
  * loaded from node_modules), so a cold start after a kill costs what a Lambda cold start costs,
@@ -81,14 +84,27 @@ export class Container {
     })
     let stderr = ''
     child.stderr?.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)))
+    // A send on a channel that closed under us (the child was just killed) reports here; the
+    // exit handler below answers the invocations that were waiting.
+    child.on('error', () => undefined)
+    // Death is handled from the first moment, not only after "ready": a container killed during
+    // its cold start must not stay behind as this.child, or the next invoke() would wait forever.
+    child.once('exit', () => this.onDeath(child))
     this.child = child
     return new Promise((resolve, reject) => {
-      const onExit = (code: number | null) => reject(new Error(`${this.kind} container exited (${code}) before it was ready: ${stderr}`))
+      const timer = setTimeout(() => {
+        child.kill('SIGKILL')
+        reject(new Error(`${this.kind} container was not ready within ${STEP_TIMEOUT_MS} ms (CHAOS_STEP_TIMEOUT_MS): ${stderr}`))
+      }, STEP_TIMEOUT_MS)
+      const onExit = (code: number | null, signal: string | null) => {
+        clearTimeout(timer)
+        reject(new Error(`${this.kind} container exited (${code ?? signal}) before it was ready: ${stderr}`))
+      }
       child.once('exit', onExit)
       child.on('message', (msg: { ready?: boolean; id?: number } & InvokeResult) => {
         if (msg.ready) {
+          clearTimeout(timer)
           child.off('exit', onExit)
-          child.once('exit', () => this.onDeath())
           resolve()
           return
         }
@@ -99,7 +115,8 @@ export class Container {
     })
   }
 
-  private onDeath(): void {
+  private onDeath(child: ChildProcess): void {
+    if (this.child !== child) return
     for (const done of this.waiting.values()) done({ ok: false, killed: true, error: 'container killed' })
     this.waiting.clear()
     this.child = undefined
@@ -111,13 +128,39 @@ export class Container {
     this.ddbProxy.rule = rules.dynamodb ?? (() => ({ action: 'forward' }))
   }
 
+  /**
+   * One invocation. A container that dies before it is ready, or while the invocation runs, fails
+   * the invocation at once (`killed`); one that does not answer within CHAOS_STEP_TIMEOUT_MS is
+   * killed and the invocation rejects, so a stuck step fails its schedule instead of hanging it.
+   */
   async invoke(event: unknown): Promise<InvokeResult> {
-    if (!this.child) await this.spawn()
+    if (!this.child) {
+      try {
+        await this.spawn()
+      } catch (err) {
+        return { ok: false, killed: true, error: (err as Error).message }
+      }
+    }
+    const child = this.child
+    if (!child?.connected) return { ok: false, killed: true, error: 'container died before the invocation was sent' }
     this.invocations++
     const id = this.nextId++
-    const answer = new Promise<InvokeResult>((resolve) => this.waiting.set(id, resolve))
-    this.child!.send({ id, event })
-    return answer
+    let timer: NodeJS.Timeout | undefined
+    const answer = new Promise<InvokeResult>((resolve, reject) => {
+      this.waiting.set(id, resolve)
+      timer = setTimeout(() => {
+        this.waiting.delete(id)
+        child.kill('SIGKILL')
+        reject(new Error(`${this.kind} invocation ${id} did not answer within ${STEP_TIMEOUT_MS} ms (CHAOS_STEP_TIMEOUT_MS)`))
+      }, STEP_TIMEOUT_MS)
+    })
+    child.send({ id, event }, (err) => {
+      if (!err) return
+      const done = this.waiting.get(id)
+      this.waiting.delete(id)
+      done?.({ ok: false, killed: true, error: `container died before the invocation was sent (${err.message})` })
+    })
+    return answer.finally(() => clearTimeout(timer))
   }
 
   /** SIGKILL: no cleanup runs, in-flight requests are abandoned, as when Lambda kills a sandbox. */

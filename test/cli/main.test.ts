@@ -57,9 +57,9 @@ describe('floe main', () => {
     expect(calls.length).toBe(before)
   })
 
-  it('turns a thrown ConfigError into exit code 1 and a message naming the variable', async () => {
+  it('turns a thrown ConfigError into exit code 2 (bad settings) and a message naming the variable', async () => {
     const o = capture()
-    expect(await main(['broken'], o, fake)).toBe(1)
+    expect(await main(['broken'], o, fake)).toBe(2)
     expect(o.stderr).toContain('FLOE_TARGET_FILE_MB')
   })
 })
