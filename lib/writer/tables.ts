@@ -15,17 +15,17 @@
  * A table that cannot be prepared (missing with autoCreate off, or an incompatible change the
  * Iceberg rules reject) is not a crash: its records become dead letters with the reason.
  */
-import { AlreadyExistsError, CommitConflictError, IcebergError, NoSuchTableError, SchemaError } from '../errors.js'
+import { AlreadyExistsError, CommitConflictError, IcebergError, NoSuchTableError, RecordError, SchemaError } from '../errors.js'
 import { addSchema, currentSchema, defaultSpec } from '../iceberg/metadata.js'
 import { parsePartitionBy, partitionPath, partitionTuple } from '../iceberg/partition.js'
 import type { PartitionSpec, PartitionTuple, TableMetadata } from '../iceberg/types.js'
 import type { KafkaRecord } from '../kafka/event.js'
 import type { IcebergType, Schema, StructType } from '../schema/types.js'
-import { evolveSchema } from '../schema/evolve.js'
 import { inferSchema } from '../schema/infer.js'
 import { maxFieldId } from '../schema/walk.js'
 import { compileCoercer, type Coerced, type Coercer } from './columnar/coerce.js'
 import { encodeParquet } from './columnar/parquet.js'
+import { planEvolution, type EvolutionInput, type TableView } from './evolution.js'
 import type { EncodedChunk } from './files.js'
 import { hasKafkaColumn, KAFKA_COLUMN, kafkaField, kafkaKeyType, kafkaParts, kafkaValue, keyText, type KafkaKeyType, type KafkaPart } from './kafka-column.js'
 import { parseTableName } from './routing.js'
@@ -47,6 +47,8 @@ export interface TableState {
   failure?: string
   created?: boolean
   evolvedToSchemaId?: number
+  /** Records whose writer schema asks for a change the spec forbids: their dead-letter reasons, by decoded value. */
+  rejected?: Map<object, string>
   unknownFieldsIgnored: number
   partitionPath(tuple: PartitionTuple): string
   coerce: Coercer
@@ -110,6 +112,8 @@ export class TableSet {
 
   /** A record as a row of the table's current schema (throws RecordError for a bad value). */
   buildRow(state: TableState, record: KafkaRecord, value: Record<string, unknown>): { row: Record<string, unknown>; partition: PartitionTuple } {
+    const rejected = state.rejected?.get(value)
+    if (rejected !== undefined) throw new RecordError(rejected)
     let input = value
     if (state.kafka.length && hasKafkaColumn(state.schema)) {
       // A string key column gets text (the decoded key if there is one, else the raw bytes); a binary one the raw bytes.
@@ -139,7 +143,7 @@ export class TableSet {
     }
     // The format's own schema (Avro, Connect envelope) when every record has one, else inference.
     const declared = samples.every((s) => s.schema !== undefined) ? samples[0]?.schema : undefined
-    let schema = declared ? withIdColumns(optionalFields(declared), options.idColumns) : inferSchema(samples.map((s) => s.value), { idColumns: options.idColumns })
+    let schema = declared ? withIdColumns(options.evolveSchema ? declared : optionalFields(declared), options.idColumns) : inferSchema(samples.map((s) => s.value), { idColumns: options.idColumns })
     if (kafka.length) {
       const { field } = kafkaField(kafka, maxFieldId(schema) + 1, this.#keyType(samples))
       schema = { ...schema, fields: [...schema.fields, field] }
@@ -180,26 +184,21 @@ export class TableSet {
     return samples.some((s) => decoders.keyFormat!(s.record.topic) !== undefined) ? 'string' : 'binary'
   }
 
+  /**
+   * Evolve the table so this batch's records fit (./evolution.ts has the rules and sources), and
+   * commit the new schema through the catalog before any row is written. On CommitConflictError
+   * (another writer, or an outside engine, changed the table first) reload and plan again on top
+   * of their schema, so both changes land.
+   */
   async #evolve(state: TableState, samples: Sample[]): Promise<void> {
     const { catalog, config } = this.#deps
-    // Only records the current schema does not cover say anything about new fields.
-    const uncovered = samples.filter((s) => {
-      try {
-        const result = state.coerce(s.value)
-        this.#coerced.set(s.value, { coerce: state.coerce, result })
-        return result.unknown.length > 0
-      } catch {
-        return true // a bad value hides whether other fields are new: let evolution look
-      }
-    })
+    const input = this.#evolutionInput(state, samples)
     const kafkaMissing = state.kafka.length > 0 && !hasKafkaColumn(state.schema)
-    if (uncovered.length === 0 && !kafkaMissing) return
-    const declared = [...new Map(uncovered.filter((s) => s.schema).map((s) => [JSON.stringify(s.schema!.fields), s.schema!])).values()]
-    const plain = uncovered.filter((s) => !s.schema).map((s) => s.value)
-    const incoming = [...declared, ...(plain.length ? [inferSchema(plain)] : [])]
+    if (input.declared.length === 0 && input.plain.length === 0 && input.failing.length === 0 && !kafkaMissing) return
     for (let attempt = 0; ; attempt++) {
-      let target: Schema | undefined
-      for (const inc of incoming) target = evolveSchema(target ?? state.schema, inc, state.metadata['last-column-id'], { table: state.name }) ?? target
+      const plan = planEvolution(tableView(state), input)
+      state.rejected = plan.rejected
+      let target = plan.target
       if (state.kafka.length && !hasKafkaColumn(target ?? state.schema)) {
         const base = target ?? state.schema
         const { field } = kafkaField(state.kafka, Math.max(state.metadata['last-column-id'], maxFieldId(base)) + 1, this.#keyType(samples))
@@ -219,6 +218,45 @@ export class TableSet {
       }
     }
   }
+
+  /** Every distinct writer schema of the samples (with its values), and the values the current schema does not hold. */
+  #evolutionInput(state: TableState, samples: Sample[]): EvolutionInput {
+    const declared = new Map<string, EvolutionInput['declared'][number]>()
+    const byObject = new Map<Schema, string>()
+    const plain: Record<string, unknown>[] = []
+    const failing: Record<string, unknown>[] = []
+    for (const s of samples) {
+      if (s.schema) {
+        let key = byObject.get(s.schema)
+        if (key === undefined) byObject.set(s.schema, (key = JSON.stringify(s.schema.fields)))
+        let entry = declared.get(key)
+        if (!entry) declared.set(key, (entry = { schema: s.schema, values: [] }))
+        entry.values.push(s.value)
+      }
+      try {
+        const result = state.coerce(s.value)
+        this.#coerced.set(s.value, { coerce: state.coerce, result })
+        if (result.unknown.length > 0 && !s.schema) plain.push(s.value)
+      } catch {
+        failing.push(s.value)
+        if (!s.schema) plain.push(s.value) // a bad value hides whether other fields are new: let inference look
+      }
+    }
+    return { declared: [...declared.values()], plain, failing }
+  }
+}
+
+function tableView(state: TableState): TableView {
+  const transforms = new Map<number, string[]>()
+  for (const f of state.spec.fields) transforms.set(f['source-id'], [...(transforms.get(f['source-id']) ?? []), f.transform.replace(/\[.*$/, '')])
+  return {
+    name: state.name,
+    schema: state.schema,
+    lastColumnId: state.metadata['last-column-id'],
+    formatVersion: state.metadata['format-version'],
+    caseInsensitive: state.options.caseInsensitive,
+    transforms,
+  }
 }
 
 function stateOf(name: string, id: TableIdentifier, options: TableOptions, kafka: KafkaPart[], metadata: TableMetadata, metadataLocation: string): TableState {
@@ -236,7 +274,7 @@ function stateOf(name: string, id: TableIdentifier, options: TableOptions, kafka
     kafkaKey: kafkaKeyType(schema),
     unknownFieldsIgnored: 0,
     partitionPath: (tuple) => partitionPath(spec, schema, tuple),
-    coerce: compileCoercer(schema, { table: name }),
+    coerce: compileCoercer(schema, { table: name, caseInsensitive: options.caseInsensitive }),
   }
 }
 
@@ -253,10 +291,12 @@ function failed(name: string, id: TableIdentifier, options: TableOptions, kafka:
 }
 
 /**
- * A declared schema (Avro, Connect) with every struct field optional. Producers drop fields in
- * later schema versions (Avro allows it for fields with defaults); a required Iceberg column
- * would turn every later record into a dead letter, and Iceberg cannot make a column required
- * again anyway. Identifier columns are made required again by withIdColumns.
+ * A declared schema (Avro, Connect) with every struct field optional: for tables created with
+ * `evolveSchema` off. Producers drop fields in later schema versions (Avro allows it for fields
+ * with defaults); without evolution to relax it (required → optional), a required column would
+ * turn every later record into a dead letter. With evolution on, non-nullable fields stay
+ * required (readers see the producer's contract) and a version that drops one relaxes it.
+ * Identifier columns are made required again by withIdColumns.
  */
 function optionalFields<T extends StructType>(struct: T): T {
   const relax = (type: IcebergType): IcebergType => {

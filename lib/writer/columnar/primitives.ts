@@ -83,6 +83,11 @@ export function compilePrimitive(type: string): Convert {
         return b !== undefined && b >= LONG_MIN && b <= LONG_MAX ? b : fail(v)
       }
     case 'float':
+      // Only values a float holds exactly (NaN and ±Infinity included): 0.1 is not one; it needs a double.
+      return (v) => {
+        const f = typeof v === 'number' ? v : toFloat(v)
+        return f !== undefined && (Math.fround(f) === f || Number.isNaN(f)) ? f : fail(v)
+      }
     case 'double':
       return (v) => {
         if (typeof v === 'number') return v

@@ -169,7 +169,7 @@ describe('unknown fields drive evolution', () => {
     const record = { id: 7, user: { name: 'a', plan: 'pro' }, ts: '2024-05-01T10:00:00Z' }
     const first = compileCoercer(table, { table: 'db.t' })(record)
     expect(first.unknown.map((u) => u.path)).toEqual(['user.plan', 'ts'])
-    const evolved = evolveSchema(table, inferSchema([record]), 3, { table: 'db.t' })!
+    const evolved = evolveSchema(table, inferSchema([record]), 3, { table: 'db.t' }).schema!
     const again = compileCoercer(evolved, { table: 'db.t' })(record)
     expect(again.unknown).toEqual([])
     expect(again.row).toEqual({ id: 7n, user: { name: 'a', plan: 'pro' }, ts: 1714557600000000n })
