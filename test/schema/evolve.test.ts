@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest'
-import { SchemaError } from '../../lib/errors.js'
 import { evolveSchema } from '../../lib/schema/evolve.js'
 import { canPromote, promotionsOf } from '../../lib/schema/promote.js'
 import { applySchemaUpdates } from '../../lib/schema/updates.js'

@@ -94,7 +94,7 @@ function compileStruct(type: StructType, path: string, ci: boolean): Convert {
   const required = type.fields.map((f) => f.required)
   const expected = type.fields.map((f) => typeName(f.type))
   const converts = type.fields.map((f) => compileType(f.type, path ? `${path}.${f.name}` : f.name, ci))
-  const known = new Set(ci ? names.map((n) => n.toLowerCase()) : names)
+  const known = new Set(ci ? names.map((name) => name.toLowerCase()) : names)
   const typeText = typeName(type)
   return (v, ctx) => {
     if (!isPlainObject(v)) throw new Failure([], typeText, v)
