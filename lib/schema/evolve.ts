@@ -24,7 +24,7 @@
 import type { IcebergType, NestedField, Schema, StructType } from './types.js'
 import { isList, isMap, isStruct } from './types.js'
 import { canPromote, promotionRule } from './promote.js'
-import { maxFieldId, typeToString } from './walk.js'
+import { maxFieldId, relaxEmptyStructs, typeToString } from './walk.js'
 
 /**
  * Where `incoming` comes from, which decides how much it says:
@@ -106,7 +106,8 @@ function mergeFields(current: NestedField[], incoming: NestedField[], prefix: st
   for (const inc of incoming) {
     if (out.some((f) => sameName(f.name, inc.name, ctx.ci))) continue
     if (ctx.source === 'values') continue // values only name fields the table has
-    out.push({ ...freshField(inc, ctx), required: false })
+    const [added] = relaxEmptyStructs({ type: 'struct', fields: [freshField(inc, ctx)] }).fields
+    out.push({ ...added!, required: false })
     ctx.changed = true
   }
   return out

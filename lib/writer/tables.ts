@@ -22,7 +22,7 @@ import type { PartitionSpec, PartitionTuple, TableMetadata } from '../iceberg/ty
 import type { KafkaRecord } from '../kafka/event.js'
 import type { IcebergType, Schema, StructType } from '../schema/types.js'
 import { inferSchema } from '../schema/infer.js'
-import { maxFieldId } from '../schema/walk.js'
+import { maxFieldId, relaxEmptyStructs } from '../schema/walk.js'
 import { compileCoercer, type Coerced, type Coercer } from './columnar/coerce.js'
 import { encodeParquet } from './columnar/parquet.js'
 import { planEvolution, type EvolutionInput, type TableView } from './evolution.js'
@@ -143,7 +143,7 @@ export class TableSet {
     }
     // The format's own schema (Avro, Connect envelope) when every record has one, else inference.
     const declared = samples.every((s) => s.schema !== undefined) ? samples[0]?.schema : undefined
-    let schema = declared ? withIdColumns(options.evolveSchema ? declared : optionalFields(declared), options.idColumns) : inferSchema(samples.map((s) => s.value), { idColumns: options.idColumns })
+    let schema = declared ? withIdColumns(options.evolveSchema ? relaxEmptyStructs(declared) : optionalFields(declared), options.idColumns) : inferSchema(samples.map((s) => s.value), { idColumns: options.idColumns })
     if (kafka.length) {
       const { field } = kafkaField(kafka, maxFieldId(schema) + 1, this.#keyType(samples))
       schema = { ...schema, fields: [...schema.fields, field] }

@@ -207,3 +207,22 @@ describe('canPromote', () => {
     expect(promotionsOf('date', { formatVersion: 3 })).toEqual(['timestamp', 'timestamp_ns'])
   })
 })
+
+describe('empty structs', () => {
+  it('are never left required (Parquet files leave them out, and readers read them as null)', () => {
+    const table: Schema = { type: 'struct', 'schema-id': 0, fields: [{ id: 1, name: 'id', required: false, type: 'long' }] }
+    const empty = { type: 'struct' as const, fields: [] }
+    const inc: Schema = {
+      type: 'struct',
+      'schema-id': 0,
+      fields: [{ id: 0, name: 'r', required: true, type: { type: 'struct', fields: [{ id: 0, name: 'e', required: true, type: empty }, { id: 0, name: 'l', required: true, type: { type: 'list', 'element-id': 0, element: empty, 'element-required': true } }] } }],
+    }
+    const next = evolveSchema(table, inc, 1, { source: 'schema' }).schema!
+    expect(next.fields[1]).toEqual({
+      id: 2,
+      name: 'r',
+      required: false,
+      type: { type: 'struct', fields: [{ id: 3, name: 'e', required: false, type: empty }, { id: 4, name: 'l', required: true, type: { type: 'list', 'element-id': 5, element: empty, 'element-required': false } }] },
+    })
+  })
+})
