@@ -11,6 +11,7 @@ import { parquetMetadataAsync, parquetReadObjects, type FileMetaData } from 'hyp
 import { compressors } from 'hyparquet-compressors'
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { runCommitter } from '../../lib/commit/committer.js'
 import { confluentFrame } from '../../lib/codec/confluent.js'
 import { glueFrame } from '../../lib/codec/glue.js'
 import { createDecoders } from '../../lib/codec/index.js'
@@ -19,7 +20,9 @@ import type { NestedField, Schema, StructType } from '../../lib/schema/types.js'
 import { indexByName } from '../../lib/schema/walk.js'
 import { writeBatch } from '../../lib/writer/pipeline.js'
 import type { WriterCatalog } from '../../lib/writer/types.js'
+import { readTable } from '../chaos/verify.js'
 import { avroEncode } from '../codec/avro-fixtures.js'
+import { testAws } from '../helpers/aws.js'
 import { startTestRegistry, type TestRegistry } from '../helpers/registry.js'
 import { deadLetterLines, kafkaEvent, registered, writerSetup, type WriterSetup } from './support.js'
 
@@ -73,6 +76,23 @@ async function readBack(s: WriterSetup): Promise<ReadBack> {
   return { rows: files.flatMap((f) => f.rows), files }
 }
 
+/**
+ * Commit what is pending (the real committer), then every row of the table's current snapshot,
+ * found by an independent reader (raw DynamoDB, plain avsc for the manifests) and read with hyparquet.
+ */
+async function commitAndScan(s: WriterSetup): Promise<Record<string, unknown>[]> {
+  const run = await runCommitter({ control: s.control, catalog: s.catalog, io: s.io, config: s.deps.config })
+  expect(run.failures).toBe(0)
+  const aws = testAws()
+  const table = (await readTable(aws.ddb, aws.s3, s.deps.config.catalogTable, 'db', 'payments'))!
+  const rows: Record<string, unknown>[] = []
+  for (const path of table.dataFiles) {
+    const bytes = await s.io.read(path)
+    rows.push(...((await parquetReadObjects({ file: bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer, compressors })) as Record<string, unknown>[]))
+  }
+  return rows
+}
+
 const tableSchema = async (s: WriterSetup) => currentSchema((await s.catalog.loadTable(id)).metadata)
 const typeAt = (schema: StructType, name: string) => indexByName(schema).get(name)
 const idAt = (schema: StructType, name: string) => indexByName(schema).get(name)!.id
@@ -122,7 +142,8 @@ const v2Datum = (n: number) => ({
 
 describe('schema evolution from Avro writer-schema versions (Confluent registry)', () => {
   it('promotes int → long, float → double and decimal precision at the top, in structs, list elements and map values; adds nested fields; relaxes a dropped field', async () => {
-    const s = await writerSetup({ FLOE_ROUTES: routes(), FLOE_VALUE_FORMAT: 'avro-confluent', FLOE_SCHEMA_REGISTRY_URL: registry.url })
+    // With a `_kafka` column, so the independent table reader (test/chaos/verify.ts) can identify the committed rows.
+    const s = await writerSetup({ FLOE_ROUTES: routes({ payments: { kafkaMetadata: ['topic', 'partition', 'offset'] } }), FLOE_VALUE_FORMAT: 'avro-confluent', FLOE_SCHEMA_REGISTRY_URL: registry.url })
     const subject = `payments-${randomUUID()}-value`
     const v1 = await registry.register(subject, paymentV1)
     const v2 = await registry.register(subject, paymentV2)
@@ -130,7 +151,7 @@ describe('schema evolution from Avro writer-schema versions (Confluent registry)
     expect(first).toMatchObject({ deadLetters: 0, tables: [{ rows: 2, created: true }] })
     const created = await tableSchema(s)
     // Non-nullable Avro fields stay required (evolution can relax them later).
-    expect(created.fields.map((f) => [f.name, f.type === 'string' || typeof f.type === 'string' ? f.type : (f.type as { type: string }).type, f.required])).toEqual([
+    expect(created.fields.filter((f) => f.name !== '_kafka').map((f) => [f.name, typeof f.type === 'string' ? f.type : f.type.type, f.required])).toEqual([
       ['id', 'long', true],
       ['qty', 'int', true],
       ['price', 'float', true],
@@ -186,6 +207,11 @@ describe('schema evolution from Avro writer-schema versions (Confluent registry)
     }
     // The v1 record written with the promoted schema: its values exact in the wider columns.
     expect(byId.get(3n)).toMatchObject({ qty: 3n, price: 1.5, amount: 12.34, customer: { cid: 3n, email: null }, note: 'note 3', added: null })
+    // Committed: the snapshot holds the files of both schema ids, readable as they were written.
+    const snapshot = await commitAndScan(s)
+    expect(snapshot.map((r) => r.id).sort()).toEqual([0n, 1n, 2n, 3n, 4n])
+    expect(snapshot.find((r) => r.id === 1n)).toMatchObject({ qty: 1, customer: { cid: 1 } })
+    expect(snapshot.find((r) => r.id === 4n)).toMatchObject({ qty: 5_000_000_004n, customer: { cid: 6_000_000_000n } })
   })
 
   it('never applies a change the spec forbids: the records of that schema are dead letters naming the field, the table type and the value', async () => {
@@ -380,7 +406,7 @@ describe('schema evolution from the Glue Schema Registry', () => {
 
 describe('concurrent evolution', () => {
   it('two writers evolving the same table at once both land: different new fields and a promotion, committed one on top of the other', async () => {
-    const s = await writerSetup({ FLOE_ROUTES: routes() })
+    const s = await writerSetup({ FLOE_ROUTES: routes({ payments: { kafkaMetadata: ['topic', 'partition', 'offset'] } }) })
     await s.catalog.createNamespace('db')
     await s.catalog.createTable(id, { schema: { type: 'struct', 'schema-id': 0, fields: [{ id: 1, name: 'id', required: false, type: 'long' }, { id: 2, name: 'qty', required: false, type: 'int' }] } })
     // Both writers reach their schema commit before either commits (a barrier), so one must lose the swap.
@@ -411,13 +437,19 @@ describe('concurrent evolution', () => {
     expect([a.deadLetters, b.deadLetters]).toEqual([0, 0])
     const schema = await tableSchema(s)
     expect(schema.fields.map((f) => [f.name, typeof f.type === 'string' ? f.type : f.type.type])).toEqual(
-      expect.arrayContaining([['id', 'long'], ['qty', 'long'], ['a', 'string'], ['b', 'struct']]),
+      expect.arrayContaining([['id', 'long'], ['qty', 'long'], ['a', 'string'], ['b', 'struct'], ['_kafka', 'struct']]),
     )
-    expect(schema.fields).toHaveLength(4)
-    expect(new Set([...indexByName(schema).values()].map((f) => f.id)).size).toBe(5)
+    expect(schema.fields).toHaveLength(5)
+    const ids = [...indexByName(schema).values()].map((f) => f.id)
+    expect(new Set(ids).size).toBe(ids.length)
     const rows = new Map((await readBack(s)).rows.map((x) => [x.id, x]))
     expect(rows.get(1n)).toMatchObject({ qty: 5_000_000_000n, a: 'from a' })
     expect(rows.get(2n)).toMatchObject({ b: { deep: true } })
     expect([2n, 2]).toContainEqual(rows.get(2n)!.qty) // written as int or long, depending on who committed first
+    const snapshot = await commitAndScan(s)
+    expect(snapshot.map((r) => [r.id, r.a ?? null]).sort()).toEqual([
+      [1n, 'from a'],
+      [2n, null],
+    ])
   })
 })
