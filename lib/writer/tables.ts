@@ -1,10 +1,10 @@
 /**
  * Per-invocation table state: each routed table is loaded from the injected catalog once, or
  * created (autoCreate) with a schema inferred from this batch's records, the configured
- * partitionBy and idColumns and the optional `_kafka` column; when records carry fields the
- * table does not have and `evolveSchema` is on, the added optional fields are committed through
- * the catalog (addSchema + commit, reloading and retrying on CommitConflictError) BEFORE any
- * row is written, and rows are then written with the new field ids. With evolution off the
+ * partitionBy and idColumns and the optional `_kafka` column; with `evolveSchema` on, what the
+ * batch needs (new fields, promoted types, relaxed required fields: ./evolution.ts) is committed
+ * through the catalog (addSchema + commit, reloading and planning again on CommitConflictError)
+ * BEFORE any row is written, and rows are then written with the new schema. With evolution off
  * unknown fields are ignored and counted.
  *
  * `_kafka.key` (see kafka-column.ts) is created `string` when any record the table is created
