@@ -16,7 +16,8 @@ import { inferSchema } from '../schema/infer.js'
 import { evolveSchema, sameName, type EvolveOptions } from '../schema/evolve.js'
 import { canPromote } from '../schema/promote.js'
 import { isList, isMap, isStruct, type IcebergType, type ListType, type MapType, type NestedField, type Schema, type StructType } from '../schema/types.js'
-import { describe } from './columnar/coerce.js'
+import { describe, type Coerced, type Coercer } from './columnar/coerce.js'
+import type { Sample, TableState } from './tables.js'
 import { valueNeeds, type ValueNeed } from './columnar/needs.js'
 import { fieldValue } from './columnar/values.js'
 
@@ -44,6 +45,46 @@ export interface EvolutionPlan {
   target?: Schema
   /** Dead-letter reasons of records whose writer schema asks for a change the spec forbids, by value. */
   rejected: Map<object, string>
+}
+
+/** What a batch's samples say: every distinct writer schema (with its values), and the values `coerce` (the table's current schema) does not fully hold. */
+export function evolutionInput(samples: Sample[], coerce: Coercer, coerced: (value: object, result: Coerced) => void): EvolutionInput {
+  const declared = new Map<string, EvolutionInput['declared'][number]>()
+  const byObject = new Map<Schema, string>()
+  const plain: Record<string, unknown>[] = []
+  const failing: Record<string, unknown>[] = []
+  for (const s of samples) {
+    if (s.schema) {
+      let key = byObject.get(s.schema)
+      if (key === undefined) byObject.set(s.schema, (key = JSON.stringify(s.schema.fields)))
+      let entry = declared.get(key)
+      if (!entry) declared.set(key, (entry = { schema: s.schema, values: [] }))
+      entry.values.push(s.value)
+    }
+    try {
+      const result = coerce(s.value)
+      coerced(s.value, result)
+      if (result.unknown.length > 0 && !s.schema) plain.push(s.value)
+    } catch {
+      failing.push(s.value)
+      if (!s.schema) plain.push(s.value) // a bad value hides whether other fields are new: let inference look
+    }
+  }
+  return { declared: [...declared.values()], plain, failing }
+}
+
+/** The table as planning sees it. */
+export function tableView(state: TableState): TableView {
+  const transforms = new Map<number, string[]>()
+  for (const f of state.spec.fields) transforms.set(f['source-id'], [...(transforms.get(f['source-id']) ?? []), f.transform.replace(/\[.*$/, '')])
+  return {
+    name: state.name,
+    schema: state.schema,
+    lastColumnId: state.metadata['last-column-id'],
+    formatVersion: state.metadata['format-version'],
+    caseInsensitive: state.options.caseInsensitive,
+    transforms,
+  }
 }
 
 export function planEvolution(table: TableView, input: EvolutionInput): EvolutionPlan {

@@ -25,7 +25,7 @@ import { inferSchema } from '../schema/infer.js'
 import { maxFieldId, relaxEmptyStructs } from '../schema/walk.js'
 import { compileCoercer, type Coerced, type Coercer } from './columnar/coerce.js'
 import { encodeParquet } from './columnar/parquet.js'
-import { planEvolution, type EvolutionInput, type TableView } from './evolution.js'
+import { evolutionInput, planEvolution, tableView } from './evolution.js'
 import type { EncodedChunk } from './files.js'
 import { hasKafkaColumn, KAFKA_COLUMN, kafkaField, kafkaKeyType, kafkaParts, kafkaValue, keyText, type KafkaKeyType, type KafkaPart } from './kafka-column.js'
 import { parseTableName } from './routing.js'
@@ -192,7 +192,7 @@ export class TableSet {
    */
   async #evolve(state: TableState, samples: Sample[]): Promise<void> {
     const { catalog, config } = this.#deps
-    const input = this.#evolutionInput(state, samples)
+    const input = evolutionInput(samples, state.coerce, (value, result) => this.#coerced.set(value, { coerce: state.coerce, result }))
     const kafkaMissing = state.kafka.length > 0 && !hasKafkaColumn(state.schema)
     if (input.declared.length === 0 && input.plain.length === 0 && input.failing.length === 0 && !kafkaMissing) return
     for (let attempt = 0; ; attempt++) {
@@ -217,45 +217,6 @@ export class TableSet {
         Object.assign(state, refreshed(state, loaded.metadata, loaded.metadataLocation))
       }
     }
-  }
-
-  /** Every distinct writer schema of the samples (with its values), and the values the current schema does not hold. */
-  #evolutionInput(state: TableState, samples: Sample[]): EvolutionInput {
-    const declared = new Map<string, EvolutionInput['declared'][number]>()
-    const byObject = new Map<Schema, string>()
-    const plain: Record<string, unknown>[] = []
-    const failing: Record<string, unknown>[] = []
-    for (const s of samples) {
-      if (s.schema) {
-        let key = byObject.get(s.schema)
-        if (key === undefined) byObject.set(s.schema, (key = JSON.stringify(s.schema.fields)))
-        let entry = declared.get(key)
-        if (!entry) declared.set(key, (entry = { schema: s.schema, values: [] }))
-        entry.values.push(s.value)
-      }
-      try {
-        const result = state.coerce(s.value)
-        this.#coerced.set(s.value, { coerce: state.coerce, result })
-        if (result.unknown.length > 0 && !s.schema) plain.push(s.value)
-      } catch {
-        failing.push(s.value)
-        if (!s.schema) plain.push(s.value) // a bad value hides whether other fields are new: let inference look
-      }
-    }
-    return { declared: [...declared.values()], plain, failing }
-  }
-}
-
-function tableView(state: TableState): TableView {
-  const transforms = new Map<number, string[]>()
-  for (const f of state.spec.fields) transforms.set(f['source-id'], [...(transforms.get(f['source-id']) ?? []), f.transform.replace(/\[.*$/, '')])
-  return {
-    name: state.name,
-    schema: state.schema,
-    lastColumnId: state.metadata['last-column-id'],
-    formatVersion: state.metadata['format-version'],
-    caseInsensitive: state.options.caseInsensitive,
-    transforms,
   }
 }
 

@@ -97,7 +97,11 @@ const tableSchema = async (s: WriterSetup) => currentSchema((await s.catalog.loa
 const typeAt = (schema: StructType, name: string) => indexByName(schema).get(name)
 const idAt = (schema: StructType, name: string) => indexByName(schema).get(name)!.id
 
-const customer = (cidType: string, extra: unknown[] = []) => ({ type: 'record', name: 'Customer', fields: [{ name: 'cid', type: cidType }, { name: 'name', type: 'string' }, ...extra] })
+const customer = (cidType: string, scoreType: string, balPrecision: number, extra: unknown[] = []) => ({
+  type: 'record',
+  name: 'Customer',
+  fields: [{ name: 'cid', type: cidType }, { name: 'name', type: 'string' }, { name: 'score', type: scoreType }, { name: 'bal', type: { type: 'bytes', logicalType: 'decimal', precision: balPrecision, scale: 2 } }, ...extra],
+})
 const item = (nType: string, extra: unknown[] = []) => ({ type: 'record', name: 'Item', fields: [{ name: 'n', type: nType }, ...extra] })
 const paymentV1 = {
   type: 'record',
@@ -108,7 +112,7 @@ const paymentV1 = {
     { name: 'qty', type: 'int' },
     { name: 'price', type: 'float' },
     { name: 'amount', type: { type: 'bytes', logicalType: 'decimal', precision: 9, scale: 2 } },
-    { name: 'customer', type: customer('int') },
+    { name: 'customer', type: customer('int', 'float', 9) },
     { name: 'items', type: { type: 'array', items: item('int') } },
     { name: 'tags', type: { type: 'map', values: 'int' } },
     { name: 'note', type: 'string' },
@@ -122,19 +126,19 @@ const paymentV2 = {
     { name: 'qty', type: 'long' },
     { name: 'price', type: 'double' },
     { name: 'amount', type: { type: 'bytes', logicalType: 'decimal', precision: 18, scale: 2 } },
-    { name: 'customer', type: customer('long', [{ name: 'email', type: ['null', 'string'], default: null }]) },
+    { name: 'customer', type: customer('long', 'double', 18, [{ name: 'email', type: ['null', 'string'], default: null }]) },
     { name: 'items', type: { type: 'array', items: item('long', [{ name: 'sku', type: ['null', 'string'], default: null }]) } },
     { name: 'tags', type: { type: 'map', values: 'long' } },
     { name: 'added', type: ['null', 'string'], default: null },
   ],
 }
-const v1Datum = (n: number) => ({ id: BigInt(n), qty: n, price: 1.5, amount: decBytes(1234n), customer: { cid: n, name: `c${n}` }, items: [{ n }], tags: { k: n }, note: `note ${n}` })
+const v1Datum = (n: number) => ({ id: BigInt(n), qty: n, price: 1.5, amount: decBytes(1234n), customer: { cid: n, name: `c${n}`, score: 2.5, bal: decBytes(99n) }, items: [{ n }], tags: { k: n }, note: `note ${n}` })
 const v2Datum = (n: number) => ({
   id: BigInt(n),
   qty: 5_000_000_000n + BigInt(n),
   price: 0.1,
   amount: decBytes(123_456_789_012_345n), // 1234567890123.45: 15 digits, beyond decimal(9, 2)
-  customer: { cid: 6_000_000_000n, name: `c${n}`, email: { string: `c${n}@example.com` } },
+  customer: { cid: 6_000_000_000n, name: `c${n}`, score: 0.2, bal: decBytes(987_654_321_012_345n), email: { string: `c${n}@example.com` } },
   items: [{ n: 7_000_000_000n, sku: { string: 'sku-1' } }],
   tags: { k: 8_000_000_000n },
   added: { string: 'new' },
@@ -174,7 +178,7 @@ describe('schema evolution from Avro writer-schema versions (Confluent registry)
     )
     expect(second).toMatchObject({ deadLetters: 0, tables: [{ rows: 3, evolvedToSchemaId: 1 }] })
     const evolved = await tableSchema(s)
-    for (const [name, type] of [['qty', 'long'], ['price', 'double'], ['amount', 'decimal(18, 2)'], ['customer.cid', 'long'], ['items.element.n', 'long'], ['tags.value', 'long']] as const) {
+    for (const [name, type] of [['qty', 'long'], ['price', 'double'], ['amount', 'decimal(18, 2)'], ['customer.cid', 'long'], ['customer.score', 'double'], ['customer.bal', 'decimal(18, 2)'], ['items.element.n', 'long'], ['tags.value', 'long']] as const) {
       expect(typeAt(evolved, name)?.type, name).toBe(type)
       expect(idAt(evolved, name), `${name} keeps its id`).toBe(idAt(created, name))
     }
@@ -192,13 +196,13 @@ describe('schema evolution from Avro writer-schema versions (Confluent registry)
     expect([idAt(evolved, 'qty'), idAt(evolved, 'price'), idAt(evolved, 'customer.cid'), idAt(evolved, 'items.element.n'), idAt(evolved, 'tags.value')].map((i) => promoted!.types.get(i))).toEqual(['INT64', 'DOUBLE', 'INT64', 'INT64', 'INT64'])
     expect(promoted!.types.get(idAt(evolved, 'amount'))).toMatch(/decimal\(18, 2\)$/)
     const byId = new Map(back.rows.map((r) => [r.id, r]))
-    expect(byId.get(0n)).toMatchObject({ qty: 0, price: 1.5, amount: 12.34, customer: { cid: 0, name: 'c0' }, items: [{ n: 0 }], note: 'note 0' })
+    expect(byId.get(0n)).toMatchObject({ qty: 0, price: 1.5, amount: 12.34, customer: { cid: 0, name: 'c0', score: 2.5, bal: 0.99 }, items: [{ n: 0 }], note: 'note 0' })
     for (const n of [2n, 4n]) {
       expect(byId.get(n)).toMatchObject({
         qty: 5_000_000_000n + n,
         price: 0.1,
         amount: 1234567890123.45,
-        customer: { cid: 6_000_000_000n, name: `c${n}`, email: `c${n}@example.com` },
+        customer: { cid: 6_000_000_000n, name: `c${n}`, score: 0.2, bal: 9876543210123.45, email: `c${n}@example.com` },
         items: [{ n: 7_000_000_000n, sku: 'sku-1' }],
         added: 'new',
         note: null,
@@ -206,7 +210,7 @@ describe('schema evolution from Avro writer-schema versions (Confluent registry)
       expect(Object.values(byId.get(n)!.tags as object)).toEqual([8_000_000_000n])
     }
     // The v1 record written with the promoted schema: its values exact in the wider columns.
-    expect(byId.get(3n)).toMatchObject({ qty: 3n, price: 1.5, amount: 12.34, customer: { cid: 3n, email: null }, note: 'note 3', added: null })
+    expect(byId.get(3n)).toMatchObject({ qty: 3n, price: 1.5, amount: 12.34, customer: { cid: 3n, score: 2.5, bal: 0.99, email: null }, note: 'note 3', added: null })
     // Committed: the snapshot holds the files of both schema ids, readable as they were written.
     const snapshot = await commitAndScan(s)
     expect(snapshot.map((r) => r.id).sort()).toEqual([0n, 1n, 2n, 3n, 4n])
@@ -283,7 +287,7 @@ function sparkSchema(): Schema {
       f(2, 'qty', 'int'),
       f(3, 'price', 'float'),
       f(4, 'amount', 'decimal(9, 2)'),
-      f(5, 'customer', { type: 'struct', fields: [f(9, 'cid', 'int', true), f(10, 'name', 'string')] }),
+      f(5, 'customer', { type: 'struct', fields: [f(9, 'cid', 'int', true), f(10, 'name', 'string'), f(15, 'score', 'float'), f(16, 'bal', 'decimal(9, 2)')] }),
       f(6, 'items', { type: 'list', 'element-id': 11, element: { type: 'struct', fields: [f(12, 'n', 'int')] }, 'element-required': false }),
       f(7, 'tags', { type: 'map', 'key-id': 13, key: 'string', 'value-id': 14, value: 'int', 'value-required': false }),
       f(8, 'meta', { type: 'struct', fields: [] }),
@@ -305,7 +309,7 @@ describe('schema evolution from JSON records', () => {
     const r1 = await writeBatch(
       s.deps,
       kafkaEvent([
-        { topic: 'payments', partition: 0, offset: 1, value: { id: 2, qty: 5_000_000_000, price: 0.1, amount: '1234567890123.45', customer: { cid: 6_000_000_000, name: 'b' }, items: [{ n: 7_000_000_000, sku: 'new' }], tags: { a: 8_000_000_000 }, meta: { source: 'web' } } },
+        { topic: 'payments', partition: 0, offset: 1, value: { id: 2, qty: 5_000_000_000, price: 0.1, amount: '1234567890123.45', customer: { cid: 6_000_000_000, name: 'b', score: 0.2, bal: 9876543210123.45 }, items: [{ n: 7_000_000_000, sku: 'new' }], tags: { a: 8_000_000_000 }, meta: { source: 'web' } } },
         { topic: 'payments', partition: 0, offset: 2, value: { id: 3, customer: { name: 'no cid' } } },
         { topic: 'payments', partition: 0, offset: 3, value: { id: 4, qty: 'abc' } },
         { topic: 'payments', partition: 0, offset: 4, value: { id: 5, qty: 1.5 } },
@@ -314,12 +318,12 @@ describe('schema evolution from JSON records', () => {
     )
     expect(r1).toMatchObject({ deadLetters: 3, tables: [{ rows: 2, evolvedToSchemaId: 1 }] })
     const schema = await tableSchema(s)
-    for (const [name, type] of [['qty', 'long'], ['price', 'double'], ['amount', 'decimal(18, 2)'], ['customer.cid', 'long'], ['items.element.n', 'long'], ['tags.value', 'long']] as const) {
+    for (const [name, type] of [['qty', 'long'], ['price', 'double'], ['amount', 'decimal(18, 2)'], ['customer.cid', 'long'], ['customer.score', 'double'], ['customer.bal', 'decimal(18, 2)'], ['items.element.n', 'long'], ['tags.value', 'long']] as const) {
       expect(typeAt(schema, name)?.type, name).toBe(type)
     }
     expect(typeAt(schema, 'customer.cid')!.required).toBe(false)
     expect(typeAt(schema, 'id')!.required).toBe(true)
-    expect([idAt(schema, 'items.element.sku'), idAt(schema, 'meta.source')]).toEqual([15, 16])
+    expect([idAt(schema, 'items.element.sku'), idAt(schema, 'meta.source')]).toEqual([17, 18])
     const reasons = Object.fromEntries((await deadLetterLines(s.io, s.deps.config.dlq)).map((l) => [l.offset, l.reason]))
     expect(reasons).toEqual({
       '3': "table db.payments: field 'qty' expected long, got string 'abc'",
@@ -328,7 +332,7 @@ describe('schema evolution from JSON records', () => {
     })
     const rows = new Map((await readBack(s)).rows.map((r) => [r.id, r]))
     expect(rows.get(1n)).toMatchObject({ qty: 5, price: 1.5, amount: 12.34, customer: { cid: 7 } })
-    expect(rows.get(2n)).toMatchObject({ qty: 5_000_000_000n, price: 0.1, amount: 1234567890123.45, customer: { cid: 6_000_000_000n, name: 'b' }, items: [{ n: 7_000_000_000n, sku: 'new' }], meta: { source: 'web' } })
+    expect(rows.get(2n)).toMatchObject({ qty: 5_000_000_000n, price: 0.1, amount: 1234567890123.45, customer: { cid: 6_000_000_000n, name: 'b', score: 0.2, bal: 9876543210123.45 }, items: [{ n: 7_000_000_000n, sku: 'new' }], meta: { source: 'web' } })
     expect(Object.values(rows.get(2n)!.tags as object)).toEqual([8_000_000_000n])
     expect(rows.get(3n)).toMatchObject({ customer: { cid: null, name: 'no cid' } })
   })
