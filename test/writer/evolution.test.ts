@@ -70,7 +70,9 @@ async function readBack(s: WriterSetup): Promise<ReadBack> {
       const metadata: FileMetaData = await parquetMetadataAsync(buf)
       const types = new Map<number, string>()
       for (const e of metadata.schema) if (e.field_id !== undefined && e.type) types.set(e.field_id, e.converted_type === 'DECIMAL' ? `${e.type} decimal(${e.precision}, ${e.scale})` : e.type)
-      files.push({ rows: (await parquetReadObjects({ file: buf, compressors })) as Record<string, unknown>[], types })
+      // Dates as epoch days and timestamps as epoch micros, exactly (hyparquet's default is a millisecond Date).
+      const parsers = { timestampFromMicroseconds: (us: bigint) => us, dateFromDays: (days: number) => days }
+      files.push({ rows: (await parquetReadObjects({ file: buf, compressors, parsers })) as Record<string, unknown>[], types })
     }
   }
   return { rows: files.flatMap((f) => f.rows), files }
@@ -349,6 +351,35 @@ describe('schema evolution from JSON records', () => {
     await writeBatch(exact.deps, kafkaEvent([{ topic: 'payments', partition: 0, offset: 0, value: { id: 1 } }]))
     await writeBatch(exact.deps, kafkaEvent([{ topic: 'payments', partition: 0, offset: 1, value: { ID: 2 } }]))
     expect((await tableSchema(exact)).fields.map((f) => f.name)).toEqual(['id', 'ID'])
+  })
+})
+
+describe('schema evolution of a format v3 table', () => {
+  it('promotes date → timestamp where v3 allows it, and not for an identity partition source', async () => {
+    const s = await writerSetup({ FLOE_ROUTES: routes() })
+    await s.catalog.createNamespace('db')
+    const schema: Schema = { type: 'struct', 'schema-id': 0, fields: [{ id: 1, name: 'id', required: false, type: 'long' }, { id: 2, name: 'd', required: false, type: 'date' }, { id: 3, name: 'p', required: false, type: 'date' }] }
+    const created = await s.catalog.createTable(id, { schema, spec: { 'spec-id': 0, fields: [{ 'source-id': 3, 'field-id': 1000, name: 'p', transform: 'identity' }] } })
+    // Upgraded as an outside engine would (ALTER TABLE … SET TBLPROPERTIES ('format-version'='3')).
+    await s.catalog.commit(id, { base: created.metadataLocation, metadata: { ...created.metadata, 'format-version': 3, 'next-row-id': 0n } })
+    await writeBatch(s.deps, kafkaEvent([{ topic: 'payments', partition: 0, offset: 0, value: { id: 1, d: '2024-05-01', p: '2024-05-01' } }]))
+    const r = await writeBatch(
+      s.deps,
+      kafkaEvent([
+        { topic: 'payments', partition: 0, offset: 1, value: { id: 2, d: '2024-05-02T10:30:00.123456', p: '2024-05-02' } },
+        { topic: 'payments', partition: 0, offset: 2, value: { id: 3, d: '2024-05-03', p: '2024-05-03T10:30:00' } },
+      ]),
+    )
+    expect(r).toMatchObject({ deadLetters: 1, tables: [{ rows: 1, evolvedToSchemaId: 1 }] })
+    const after = await tableSchema(s)
+    expect([typeAt(after, 'd')!.type, typeAt(after, 'p')!.type]).toEqual(['timestamp', 'date'])
+    const [line] = await deadLetterLines(s.io, s.deps.config.dlq)
+    expect(line).toMatchObject({ offset: '2', reason: "table db.payments: field 'p' expected date, got string '2024-05-03T10:30:00'" })
+    const rows = new Map((await readBack(s)).rows.map((x) => [x.id, x]))
+    expect(rows.get(1n)).toMatchObject({ d: 19_844, p: 19_844 }) // the old file: days
+    expect(rows.get(2n)).toMatchObject({ d: 1_714_645_800_123_456n, p: 19_845 }) // the promoted column: microseconds, exact
+    const files = (await readBack(s)).files
+    expect([files[0]!.types.get(2), files.at(-1)!.types.get(2)]).toEqual(['INT32', 'INT64'])
   })
 })
 
