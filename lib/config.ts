@@ -24,8 +24,10 @@ export const TableOptionsSchema = z
     autoCreate: z.boolean().default(true),
     /** Iceberg partition transforms over column names, e.g. ["day(ts)", "bucket(16, user_id)"]. */
     partitionBy: z.array(z.string().min(1)).default([]),
-    /** Add unknown fields as optional columns (committed through the catalog) instead of ignoring them. */
+    /** Evolve the table to hold new records: add fields, promote types, relax required fields (committed through the catalog). Off: unknown fields are ignored. */
     evolveSchema: z.boolean().default(true),
+    /** Match record field names to columns ignoring case (Iceberg Java's caseSensitive=false); off: exact names. */
+    caseInsensitive: z.boolean().default(false),
     /** Iceberg identifier-field-ids, by column name. */
     idColumns: z.array(z.string().min(1)).default([]),
     /** Add a `_kafka` struct column. `true` = all of topic, partition, offset, timestamp, key, headers. */

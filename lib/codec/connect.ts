@@ -194,8 +194,10 @@ export function convertConnectValue(s: ConnectSchema, v: unknown, path: string):
     case 'int64':
       return bigint(v, path)
     case 'float':
-    case 'double':
     case 'float32':
+      // The JSON text of a Java float (0.1 for 0.1f): the float32 it stands for, exactly.
+      return isLosslessNumber(v) ? Math.fround(Number(v.value)) : bad(s.type)
+    case 'double':
     case 'float64':
       return isLosslessNumber(v) ? Number(v.value) : bad(s.type)
     case 'boolean':

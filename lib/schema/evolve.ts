@@ -1,127 +1,170 @@
 /**
- * Schema evolution under the Iceberg spec's rules (https://iceberg.apache.org/spec/#schema-evolution):
- * add optional columns (also inside structs, list elements and map values), widen int → long,
- * float → double, decimal(P, S) → decimal(P', S) with P' > P, make a required field optional.
- * New fields get fresh ids above the table's last-column-id. Everything else — narrowing,
- * changing a type, adding a required column, changing a map key — is a SchemaError that names
- * the table, the field and both types.
+ * Schema evolution: the one rule set every source of a new schema goes through (writer schemas
+ * from Avro, Connect envelopes and the Confluent/Glue registries; schemas inferred from JSON
+ * records; what values that did not fit the table need). Under the Iceberg spec
+ * (https://iceberg.apache.org/spec/#schema-evolution, ./promote.ts):
+ *
+ * - new fields are added as optional (the spec allows no required column without a default), at
+ *   any depth — struct fields, list elements, map values, into a struct that was empty — with
+ *   fresh ids from the table's last-column-id in Iceberg Java's order (UpdateSchema.addColumn +
+ *   AssignFreshIds: deeper additions inside existing structs before later siblings; a new struct's
+ *   own fields before their children);
+ * - primitive types are promoted only as the table's format version allows, at any depth;
+ * - a field that is optional in the source, or that a writer schema no longer has, becomes
+ *   optional (required → optional); identifier fields stay required;
+ * - nothing is ever dropped, renamed or narrowed: a narrower incoming type (int into a long
+ *   column) is no change, its values fit.
+ * A change the spec forbids (long → int is not one: it fits; string → long, double → long, a
+ * struct where the table has a primitive, a changed map key) is never applied; it is returned as
+ * a `Rejection` so the caller can dead-letter the records that carry it.
+ *
+ * Names match case-sensitively unless `caseInsensitive` (a per-table option); ids in `incoming`
+ * are ignored.
  */
-import { SchemaError } from '../errors.js'
-import type { IcebergType, ListType, MapType, NestedField, Schema, StructType } from './types.js'
+import type { IcebergType, NestedField, Schema, StructType } from './types.js'
 import { isList, isMap, isStruct } from './types.js'
-import { decimalParams, maxFieldId, typeToString } from './walk.js'
+import { canPromote, promotionRule } from './promote.js'
+import { maxFieldId, relaxEmptyStructs, typeToString } from './walk.js'
 
-/** True when a column of type `from` may be changed to `to` (equal types included). */
-export function canPromote(from: IcebergType, to: IcebergType): boolean {
-  if (typeof from !== 'string' || typeof to !== 'string') return false
-  if (from === to) return true
-  if (from === 'int' && to === 'long') return true
-  if (from === 'float' && to === 'double') return true
-  const a = decimalParams(from)
-  const b = decimalParams(to)
-  return a !== undefined && b !== undefined && a.scale === b.scale && b.precision >= a.precision
-}
+/**
+ * Where `incoming` comes from, which decides how much it says:
+ * - `schema`: a writer schema (Avro, Connect, registry). Its types are the producer's word: a
+ *   wider type widens the column, an optional or missing field relaxes a required one, a type
+ *   that cannot be promoted is rejected.
+ * - `records`: inferred from JSON records. It only adds fields; its types for existing fields
+ *   say nothing (every JSON integer infers as long), so coercion decides value by value.
+ * - `values`: what values that did not fit need (a promoted type, an optional field), built by
+ *   the writer from the table's own structure: widened and relaxed like `schema`, missing fields untouched.
+ */
+export type EvolveSource = 'schema' | 'records' | 'values'
 
 export interface EvolveOptions {
   /** Table name for messages. */
   table?: string
-  /**
-   * `add` (default; for schemas inferred from JSON records): only add fields the table lacks;
-   * types of existing fields are left alone (coercion decides value by value).
-   * `union` (for a writer schema such as Avro's): also widen types and make fields optional
-   * where the incoming schema does, and reject incompatible types.
-   */
-  mode?: 'add' | 'union'
+  source?: EvolveSource
+  /** The table's format version (promotion rules differ from v3). */
+  formatVersion?: number
+  caseInsensitive?: boolean
+  /** Partition transforms by source field id: a date partition source is only promoted where the transform's values stay the same. */
+  transforms?: ReadonlyMap<number, readonly string[]>
 }
 
-/**
- * The schema `current` becomes when it must hold what `incoming` describes (fields matched by
- * name; ids in `incoming` are ignored), or `undefined` when nothing changes. New fields are added
- * as optional (the spec allows no other way without a default) with ids above `lastColumnId`.
- * The result keeps `schema-id` + 1; the catalog's addSchema assigns the final id.
- */
-export function evolveSchema(current: Schema, incoming: StructType, lastColumnId = 0, opts: EvolveOptions = {}): Schema | undefined {
-  const ctx: Ctx = {
-    table: opts.table ?? '(unnamed)',
-    union: opts.mode === 'union',
-    nextId: Math.max(lastColumnId, maxFieldId(current)) + 1,
-    changed: false,
-  }
-  const fields = mergeFields(current.fields, incoming.fields, '', ctx)
-  if (!ctx.changed) return undefined
-  return { ...current, 'schema-id': current['schema-id'] + 1, fields }
+/** A change the spec forbids, not applied: `path` is the Iceberg dotted name (`items.element.qty`). */
+export interface Rejection {
+  path: string
+  tableType: IcebergType
+  incomingType: IcebergType
+  reason: string
+}
+
+export interface Evolution {
+  /** The new schema (`schema-id` + 1; the catalog's addSchema assigns the final id), or undefined when nothing changes. */
+  schema?: Schema
+  rejected: Rejection[]
 }
 
 interface Ctx {
   table: string
-  union: boolean
+  source: EvolveSource
+  formatVersion: number
+  ci: boolean
+  transforms: ReadonlyMap<number, readonly string[]>
+  identifiers: Set<number>
   nextId: number
   changed: boolean
+  rejected: Rejection[]
 }
+
+/** The schema `current` becomes when it must hold what `incoming` describes (see the module comment). */
+export function evolveSchema(current: Schema, incoming: StructType, lastColumnId = 0, opts: EvolveOptions = {}): Evolution {
+  const ctx: Ctx = {
+    table: opts.table ?? '(unnamed)',
+    source: opts.source ?? 'records',
+    formatVersion: opts.formatVersion ?? 2,
+    ci: opts.caseInsensitive ?? false,
+    transforms: opts.transforms ?? new Map(),
+    identifiers: new Set(current['identifier-field-ids'] ?? []),
+    nextId: Math.max(lastColumnId, maxFieldId(current)) + 1,
+    changed: false,
+    rejected: [],
+  }
+  const fields = mergeFields(current.fields, incoming.fields, '', ctx)
+  return ctx.changed ? { schema: { ...current, 'schema-id': current['schema-id'] + 1, fields }, rejected: ctx.rejected } : { rejected: ctx.rejected }
+}
+
+/** Name equality under the table's case rule. */
+export const sameName = (a: string, b: string, ci: boolean): boolean => a === b || (ci && a.toLowerCase() === b.toLowerCase())
 
 function mergeFields(current: NestedField[], incoming: NestedField[], prefix: string, ctx: Ctx): NestedField[] {
   const out = current.map((f) => {
-    const inc = incoming.find((g) => g.name === f.name)
-    if (!inc) return f
-    const name = prefix + f.name
-    const type = mergeType(f.type, inc.type, name, ctx)
-    const required = f.required && !(ctx.union && !inc.required)
-    if (required !== f.required) ctx.changed = true
-    return type === f.type && required === f.required ? f : { ...f, type, required }
+    const inc = incoming.find((g) => sameName(g.name, f.name, ctx.ci))
+    const relax = f.required && !ctx.identifiers.has(f.id) && (inc ? ctx.source !== 'records' && !inc.required : ctx.source === 'schema')
+    if (relax) ctx.changed = true
+    const type = inc ? mergeType(f.type, inc.type, prefix + f.name, f.id, ctx) : f.type
+    return type === f.type && !relax ? f : { ...f, type, required: f.required && !relax }
   })
   for (const inc of incoming) {
-    if (current.some((f) => f.name === inc.name)) continue
-    out.push({ ...freshField(inc, ctx), required: false })
+    if (out.some((f) => sameName(f.name, inc.name, ctx.ci))) continue
+    if (ctx.source === 'values') continue // values only name fields the table has
+    const [added] = relaxEmptyStructs({ type: 'struct', fields: [freshField(inc, ctx)] }).fields
+    out.push({ ...added!, required: false })
     ctx.changed = true
   }
   return out
 }
 
-function mergeType(cur: IcebergType, inc: IcebergType, name: string, ctx: Ctx): IcebergType {
+function mergeType(cur: IcebergType, inc: IcebergType, name: string, id: number, ctx: Ctx): IcebergType {
+  const relaxes = (curRequired: boolean, incRequired: boolean) => curRequired && ctx.source !== 'records' && !incRequired
   if (isStruct(cur) && isStruct(inc)) {
     const fields = mergeFields(cur.fields, inc.fields, `${name}.`, ctx)
     return fields.length === cur.fields.length && fields.every((f, i) => f === cur.fields[i]) ? cur : { ...cur, fields }
   }
   if (isList(cur) && isList(inc)) {
-    const element = mergeType(cur.element, inc.element, `${name}.element`, ctx)
-    const required = cur['element-required'] && !(ctx.union && !inc['element-required'])
-    if (element === cur.element && required === cur['element-required']) return cur
+    const element = mergeType(cur.element, inc.element, `${name}.element`, cur['element-id'], ctx)
+    const relax = relaxes(cur['element-required'], inc['element-required'])
+    if (element === cur.element && !relax) return cur
     ctx.changed = true
-    return { ...cur, element, 'element-required': required } satisfies ListType
+    return { ...cur, element, 'element-required': cur['element-required'] && !relax }
   }
   if (isMap(cur) && isMap(inc)) {
-    if (ctx.union && !(typeof cur.key === 'string' && cur.key === inc.key) && !(isStruct(cur.key) && isStruct(inc.key)))
-      throw incompatible(ctx, `${name}.key`, cur.key, inc.key, 'map keys cannot change')
-    const value = mergeType(cur.value, inc.value, `${name}.value`, ctx)
-    const required = cur['value-required'] && !(ctx.union && !inc['value-required'])
-    if (value === cur.value && required === cur['value-required']) return cur
+    if (ctx.source !== 'records' && typeToString(cur.key) !== typeToString(inc.key) && !(isStruct(cur.key) && isStruct(inc.key)))
+      return reject(ctx, `${name}.key`, cur.key, inc.key, 'map keys cannot change')
+    const value = mergeType(cur.value, inc.value, `${name}.value`, cur['value-id'], ctx)
+    const relax = relaxes(cur['value-required'], inc['value-required'])
+    if (value === cur.value && !relax) return cur
     ctx.changed = true
-    return { ...cur, value, 'value-required': required } satisfies MapType
+    return { ...cur, value, 'value-required': cur['value-required'] && !relax }
   }
-  if (!ctx.union) return cur
+  // Types of existing fields inferred from JSON say nothing: coercion decides value by value.
+  if (ctx.source === 'records') return cur
+  const rule = { formatVersion: ctx.formatVersion, transforms: ctx.transforms.get(id) }
   if (typeof cur === 'string' && typeof inc === 'string') {
-    if (canPromote(inc, cur)) return cur // the incoming values fit the wider column as it is
-    if (canPromote(cur, inc)) {
+    if (canPromote(inc, cur, { formatVersion: ctx.formatVersion })) return cur // the incoming values fit the column as it is
+    if (canPromote(cur, inc, rule)) {
       ctx.changed = true
       return inc
     }
+    if (canPromote(cur, inc, { formatVersion: ctx.formatVersion })) return reject(ctx, name, cur, inc, `it is the source of a ${rule.transforms?.join('/')} partition field, whose values would change`)
+  } else if (ctx.formatVersion >= 3 && cur === 'unknown') {
+    ctx.changed = true
+    return freshType(inc, ctx)
   }
-  throw incompatible(ctx, name, cur, inc)
+  return reject(ctx, name, cur, inc)
 }
 
-function incompatible(ctx: Ctx, name: string, from: IcebergType, to: IcebergType, why?: string): SchemaError {
-  return new SchemaError(
-    `table ${ctx.table}: field '${name}' cannot change from ${typeToString(from)} to ${typeToString(to)} (${why ?? 'only int → long, float → double and wider decimal precision are allowed'})`,
-  )
+function reject(ctx: Ctx, path: string, tableType: IcebergType, incomingType: IcebergType, why?: string): IcebergType {
+  const reason = `table ${ctx.table}: field '${path}' is ${typeToString(tableType)} in the table and cannot become ${typeToString(incomingType)} (${why ?? promotionRule(ctx.formatVersion)})`
+  ctx.rejected.push({ path, tableType, incomingType, reason })
+  return tableType
 }
 
 /** A copy of a field (and its whole subtree) with fresh ids, Iceberg's order: a struct's fields, then their children. */
-function freshField(f: NestedField, ctx: Ctx): NestedField {
+export function freshField(f: NestedField, ctx: { nextId: number }): NestedField {
   const id = ctx.nextId++
   return { ...f, id, type: freshType(f.type, ctx) }
 }
 
-function freshType(t: IcebergType, ctx: Ctx): IcebergType {
+function freshType(t: IcebergType, ctx: { nextId: number }): IcebergType {
   if (isStruct(t)) {
     const ids = t.fields.map(() => ctx.nextId++)
     return { ...t, fields: t.fields.map((f, i) => ({ ...f, id: ids[i]!, type: freshType(f.type, ctx) })) }
@@ -136,69 +179,4 @@ function freshType(t: IcebergType, ctx: Ctx): IcebergType {
     return { ...t, 'key-id': keyId, key: freshType(t.key, ctx), 'value-id': valueId, value: freshType(t.value, ctx) }
   }
   return t
-}
-
-/** One explicit change, addressed by dotted name (`''` or omitted parent = the table's top level). */
-export type SchemaUpdate =
-  | { op: 'add'; parent?: string; name: string; type: IcebergType; required?: boolean; doc?: string }
-  | { op: 'widen'; field: string; type: string }
-  | { op: 'make-optional'; field: string }
-
-/**
- * Apply explicit updates in order (like Iceberg Java's UpdateSchema). Throws SchemaError for
- * anything the spec forbids: a required new column, narrowing or changing a type, an unknown or
- * duplicate name. A parent is a struct, a list whose element is a struct, or a map whose value is one.
- */
-export function applySchemaUpdates(current: Schema, updates: SchemaUpdate[], lastColumnId = 0, opts: { table?: string } = {}): Schema {
-  const table = opts.table ?? '(unnamed)'
-  const ctx: Ctx = { table, union: true, nextId: Math.max(lastColumnId, maxFieldId(current)) + 1, changed: false }
-  let fields = current.fields
-  for (const u of updates) {
-    if (u.op === 'add') {
-      if (u.required) throw new SchemaError(`table ${table}: cannot add required column '${dotted(u.parent, u.name)}' (${typeToString(u.type)}): the spec only allows adding optional columns`)
-      const field = { ...freshField({ id: 0, name: u.name, required: false, type: u.type, ...(u.doc ? { doc: u.doc } : {}) }, ctx) }
-      fields = editStruct(fields, u.parent ?? '', '', table, (struct) => {
-        if (struct.some((f) => f.name === u.name)) throw new SchemaError(`table ${table}: cannot add column '${dotted(u.parent, u.name)}': it already exists`)
-        return [...struct, field]
-      })
-    } else {
-      const path = u.field.split('.')
-      const leaf = path.pop()!
-      fields = editStruct(fields, path.join('.'), '', table, (struct) => {
-        const i = struct.findIndex((f) => f.name === leaf)
-        if (i < 0) throw new SchemaError(`table ${table}: no field '${u.field}'`)
-        const f = struct[i]!
-        const next = u.op === 'make-optional' ? { ...f, required: false } : { ...f, type: widened(f, u.type, u.field, ctx) }
-        return struct.map((g, j) => (j === i ? next : g))
-      })
-    }
-  }
-  return { ...current, 'schema-id': current['schema-id'] + 1, fields }
-}
-
-function widened(f: NestedField, to: string, name: string, ctx: Ctx): IcebergType {
-  if (typeof f.type === 'string' && canPromote(f.type, to)) return f.type === to ? f.type : to
-  throw incompatible(ctx, name, f.type, to)
-}
-
-const dotted = (parent: string | undefined, name: string) => (parent ? `${parent}.${name}` : name)
-
-/** Rebuild the tree with the struct at `path` (dotted, through list elements and map values) replaced by `edit(fields)`. */
-function editStruct(fields: NestedField[], path: string, seen: string, table: string, edit: (fields: NestedField[]) => NestedField[]): NestedField[] {
-  if (path === '') return edit(fields)
-  const [head, ...rest] = path.split('.')
-  const i = fields.findIndex((f) => f.name === head)
-  if (i < 0) throw new SchemaError(`table ${table}: no field '${seen}${head}'`)
-  const f = fields[i]!
-  const type = editIn(f.type, rest, `${seen}${head}.`, table, edit)
-  return fields.map((g, j) => (j === i ? { ...f, type } : g))
-}
-
-function editIn(t: IcebergType, rest: string[], seen: string, table: string, edit: (fields: NestedField[]) => NestedField[]): IcebergType {
-  if (isList(t) && rest[0] === 'element') return { ...t, element: editIn(t.element, rest.slice(1), `${seen}element.`, table, edit) }
-  if (isList(t)) return { ...t, element: editIn(t.element, rest, seen, table, edit) }
-  if (isMap(t) && rest[0] === 'value') return { ...t, value: editIn(t.value, rest.slice(1), `${seen}value.`, table, edit) }
-  if (isMap(t)) return { ...t, value: editIn(t.value, rest, seen, table, edit) }
-  if (!isStruct(t)) throw new SchemaError(`table ${table}: '${seen.slice(0, -1)}' is ${typeToString(t)}, not a struct`)
-  return { ...t, fields: editStruct(t.fields, rest.join('.'), seen, table, edit) }
 }

@@ -111,3 +111,19 @@ export function typeToString(type: IcebergType): string {
   if (isMap(type)) return `map<${typeToString(type.key)}, ${typeToString(type.value)}>`
   return JSON.stringify(type)
 }
+
+/**
+ * The struct with every field (and list element, map value) whose type is a struct with no
+ * fields made optional: Parquet cannot store an empty group, so files leave such a column out
+ * and readers read it as null — which only an optional column may be.
+ */
+export function relaxEmptyStructs<T extends StructType>(struct: T): T {
+  const empty = (t: IcebergType) => isStruct(t) && t.fields.length === 0
+  const relax = (t: IcebergType): IcebergType => {
+    if (isStruct(t)) return relaxEmptyStructs(t)
+    if (isList(t)) return { ...t, element: relax(t.element), 'element-required': t['element-required'] && !empty(t.element) }
+    if (isMap(t)) return { ...t, value: relax(t.value), 'value-required': t['value-required'] && !empty(t.value) }
+    return t
+  }
+  return { ...struct, fields: struct.fields.map((f) => ({ ...f, type: relax(f.type), required: f.required && !empty(f.type) })) }
+}

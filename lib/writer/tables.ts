@@ -1,10 +1,10 @@
 /**
  * Per-invocation table state: each routed table is loaded from the injected catalog once, or
  * created (autoCreate) with a schema inferred from this batch's records, the configured
- * partitionBy and idColumns and the optional `_kafka` column; when records carry fields the
- * table does not have and `evolveSchema` is on, the added optional fields are committed through
- * the catalog (addSchema + commit, reloading and retrying on CommitConflictError) BEFORE any
- * row is written, and rows are then written with the new field ids. With evolution off the
+ * partitionBy and idColumns and the optional `_kafka` column; with `evolveSchema` on, what the
+ * batch needs (new fields, promoted types, relaxed required fields: ./evolution.ts) is committed
+ * through the catalog (addSchema + commit, reloading and planning again on CommitConflictError)
+ * BEFORE any row is written, and rows are then written with the new schema. With evolution off
  * unknown fields are ignored and counted.
  *
  * `_kafka.key` (see kafka-column.ts) is created `string` when any record the table is created
@@ -21,15 +21,15 @@ import { parsePartitionBy, partitionPath, partitionTuple } from '../iceberg/part
 import type { PartitionSpec, PartitionTuple, TableMetadata } from '../iceberg/types.js'
 import type { KafkaRecord } from '../kafka/event.js'
 import type { IcebergType, Schema, StructType } from '../schema/types.js'
-import { evolveSchema } from '../schema/evolve.js'
 import { inferSchema } from '../schema/infer.js'
 import { applyColumnHints } from '../schema/hints.js'
 import { parseJsonLiterals } from '../codec/index.js'
-import { maxFieldId } from '../schema/walk.js'
+import { maxFieldId, relaxEmptyStructs } from '../schema/walk.js'
 import { compileCoercer, type Coerced, type Coercer } from './columnar/coerce.js'
 import { encodeParquet } from './columnar/parquet.js'
 import { isInside } from '../io/index.js'
 import { partitionKeyOf } from './buffers.js'
+import { evolutionInput, planEvolution, tableView } from './evolution.js'
 import { dataFilePath, dataLocation, type EncodedChunk } from './files.js'
 import { excerpt, recordColumns } from './guard.js'
 
@@ -55,6 +55,8 @@ export interface TableState {
   failure?: string
   created?: boolean
   evolvedToSchemaId?: number
+  /** Records whose writer schema asks for a change the spec forbids: their dead-letter reasons, by decoded value. */
+  rejected?: Map<object, string>
   unknownFieldsIgnored: number
   partitionPath(tuple: PartitionTuple): string
   coerce: Coercer
@@ -136,7 +138,7 @@ export class TableSet {
 
   /** A record as a row of the table's current schema (throws RecordError for a bad value). */
   buildRow(state: TableState, record: KafkaRecord, value: Record<string, unknown>): { row: Record<string, unknown>; partition: PartitionTuple } {
-    const rejected = this.#rejection(state.name, value)
+    const rejected = this.#rejection(state.name, value) ?? state.rejected?.get(value)
     if (rejected !== undefined) throw new RecordError(rejected)
     if (state.kafka.length && KAFKA_COLUMN in value) throw new RecordError(reservedReason(state.name))
     let input = value
@@ -206,7 +208,7 @@ export class TableSet {
     // The format's own schema (Avro, Connect envelope) when every record has one, else inference.
     const declared = samples.every((s) => s.schema !== undefined) ? samples[0]?.schema : undefined
     let schema = declared
-      ? withIdColumns(optionalFields(declared), options.idColumns)
+      ? withIdColumns(options.evolveSchema ? relaxEmptyStructs(declared) : optionalFields(declared), options.idColumns)
       : applyColumnHints(inferSchema(this.#literalValues(this.#withinColumns(name, samples)), { idColumns: options.idColumns, maxDepth: this.#deps.config.limits.maxDepth }), options.columns)
     if (kafka.length) {
       const { field } = kafkaField(kafka, maxFieldId(schema) + 1, this.#keyType(samples))
@@ -276,26 +278,26 @@ export class TableSet {
     return samples.some((s) => decoders.keyFormat!(s.record.topic) !== undefined) ? 'string' : 'binary'
   }
 
+  /**
+   * Evolve the table so this batch's records fit (./evolution.ts has the rules and sources), and
+   * commit the new schema through the catalog before any row is written. On CommitConflictError
+   * (another writer, or an outside engine, changed the table first) reload and plan again on top
+   * of their schema, so both changes land.
+   */
   async #evolve(state: TableState, samples: Sample[]): Promise<void> {
     const { catalog, config } = this.#deps
-    // Only records the current schema does not cover say anything about new fields.
-    const uncovered = samples.filter((s) => {
-      try {
-        const result = state.coerce(s.value)
-        this.#coerced.set(s.value, { coerce: state.coerce, result })
-        return result.unknown.length > 0
-      } catch {
-        return true // a bad value hides whether other fields are new: let evolution look
-      }
-    })
+    const input = evolutionInput(samples, state.coerce, (value, result) => this.#coerced.set(value, { coerce: state.coerce, result }))
     const kafkaMissing = state.kafka.length > 0 && !hasKafkaColumn(state.schema)
-    if (uncovered.length === 0 && !kafkaMissing) return
-    const declared = [...new Map(uncovered.filter((s) => s.schema).map((s) => [JSON.stringify(s.schema!.fields), s.schema!])).values()]
-    const plain = this.#literalValues(uncovered.filter((s) => !s.schema))
-    const incoming = [...declared, ...(plain.length ? [applyColumnHints(inferSchema(plain), state.options.columns)] : [])]
+    if (input.declared.length === 0 && input.plain.length === 0 && input.failing.length === 0 && !kafkaMissing) return
+    // New fields of JSON records are typed from their literals (`1.0` a double) and the table's `columns` hints.
+    const bySample = new Map(samples.map((s) => [s.value as object, s]))
+    const maxDepth = config.limits.maxDepth
+    const infer = (values: Record<string, unknown>[]) =>
+      applyColumnHints(inferSchema(this.#literalValues(values.map((v) => bySample.get(v)!)), { maxDepth }), state.options.columns)
     for (let attempt = 0; ; attempt++) {
-      let target: Schema | undefined
-      for (const inc of incoming) target = evolveSchema(target ?? state.schema, inc, state.metadata['last-column-id'], { table: state.name }) ?? target
+      const plan = planEvolution(tableView(state), input, infer)
+      state.rejected = plan.rejected
+      let target = plan.target
       if (state.kafka.length && !hasKafkaColumn(target ?? state.schema)) {
         const base = target ?? state.schema
         const { field } = kafkaField(state.kafka, Math.max(state.metadata['last-column-id'], maxFieldId(base)) + 1, this.#keyType(samples))
@@ -335,7 +337,7 @@ function stateOf(name: string, id: TableIdentifier, options: TableOptions, kafka
     kafkaKey: kafkaKeyType(schema),
     unknownFieldsIgnored: 0,
     partitionPath: (tuple) => partitionPath(spec, schema, tuple),
-    coerce: compileCoercer(schema, { table: name }),
+    coerce: compileCoercer(schema, { table: name, caseInsensitive: options.caseInsensitive }),
   }
 }
 
@@ -352,10 +354,12 @@ function failed(name: string, id: TableIdentifier, options: TableOptions, kafka:
 }
 
 /**
- * A declared schema (Avro, Connect) with every struct field optional. Producers drop fields in
- * later schema versions (Avro allows it for fields with defaults); a required Iceberg column
- * would turn every later record into a dead letter, and Iceberg cannot make a column required
- * again anyway. Identifier columns are made required again by withIdColumns.
+ * A declared schema (Avro, Connect) with every struct field optional: for tables created with
+ * `evolveSchema` off. Producers drop fields in later schema versions (Avro allows it for fields
+ * with defaults); without evolution to relax it (required → optional), a required column would
+ * turn every later record into a dead letter. With evolution on, non-nullable fields stay
+ * required (readers see the producer's contract) and a version that drops one relaxes it.
+ * Identifier columns are made required again by withIdColumns.
  */
 function optionalFields<T extends StructType>(struct: T): T {
   const relax = (type: IcebergType): IcebergType => {

@@ -118,7 +118,7 @@ describe('hostile records through the writer handler', () => {
     expect(out).toMatchObject({ outcome: 'registered', dropped: 2, tables: [{ table: 'db.as', rows: 1 }] })
     const routes = JSON.stringify({ routes: [{ field: 'n', match: { t: '(?<=a)b' } }] })
     expect(() => loadConfig({}, { FLOE_WAREHOUSE: 'file:///tmp/x', FLOE_ROUTES: routes })).toThrow(ConfigError)
-    expect(() => loadConfig({}, { FLOE_WAREHOUSE: 'file:///tmp/x', FLOE_ROUTES: routes })).toThrow(/FLOE_ROUTES: routes\[0\]: invalid regular expression "\(\?<=a\)b" for RE2/)
+    expect(() => loadConfig({}, { FLOE_WAREHOUSE: 'file:///tmp/x', FLOE_ROUTES: routes })).toThrow(/FLOE_ROUTES: \$\.routes\[0\]: invalid regular expression "\(\?<=a\)b" for RE2/)
   })
 
   it('a 950-character identity partition value is a dead letter; others of the batch land', async () => {

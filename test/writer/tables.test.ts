@@ -152,15 +152,16 @@ describe('tables', () => {
     }
     await writeBatch({ ...s.deps, decoders }, kafkaEvent([{ topic: 'events', partition: 0, offset: 0, value: { id: 7, price: '12.30' } }]))
     const created = currentSchema((await s.catalog.loadTable(id)).metadata)
-    // Columns are created optional even where the format says required: a later schema version
-    // may drop the field (Avro allows it), and those records must still fit the table.
+    // With evolveSchema on, a field the format says is required stays required: a record (or a
+    // later schema version) without it relaxes the column (required → optional) before it is written.
     expect(created.fields.map((f) => [f.name, f.type, f.required])).toEqual([
-      ['id', 'int', false],
+      ['id', 'int', true],
       ['price', 'decimal(9, 2)', false],
     ])
     const later = await writeBatch({ ...s.deps, decoders }, kafkaEvent([{ topic: 'events', partition: 0, offset: 1, value: { price: '1.00' } }]))
     expect(later).toMatchObject({ deadLetters: 0 })
-    expect(later.tables[0]).toMatchObject({ rows: 1 })
+    expect(later.tables[0]).toMatchObject({ rows: 1, evolvedToSchemaId: 1 })
+    expect(currentSchema((await s.catalog.loadTable(id)).metadata).fields.map((f) => f.required)).toEqual([false, false])
   })
 
   it('adds the _kafka column to an existing table when kafkaMetadata is turned on', async () => {

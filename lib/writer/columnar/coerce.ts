@@ -18,7 +18,7 @@
 import { RecordError } from '../../errors.js'
 import { isList, isMap, isStruct, type IcebergType, type StructType } from '../../schema/types.js'
 import { compilePrimitive, Failure, safeJson, type Convert, type Ctx } from './primitives.js'
-import { losslessText } from './values.js'
+import { fieldValue, losslessText } from './values.js'
 
 export type Row = Record<string, unknown>
 
@@ -38,9 +38,12 @@ export type Coercer = (record: unknown) => Coerced
 
 const NONE: UnknownField[] = []
 
-/** Compile a coercer for a struct (a table schema). `table` is used in error messages. */
-export function compileCoercer(schema: StructType, opts: { table: string }): Coercer {
-  const root = compileStruct(schema, '')
+/**
+ * Compile a coercer for a struct (a table schema). `table` is used in error messages;
+ * `caseInsensitive` (the table option) matches record keys to field names ignoring case.
+ */
+export function compileCoercer(schema: StructType, opts: { table: string; caseInsensitive?: boolean }): Coercer {
+  const root = compileStruct(schema, '', opts.caseInsensitive ?? false)
   // One context per coercer, reset per record: coercion is synchronous, so calls never interleave.
   const ctx: Ctx = { unknown: undefined }
   return (record: unknown): Coerced => {
@@ -85,13 +88,13 @@ export function isInformative(v: unknown): boolean {
 const isPlainObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Uint8Array) && !(v instanceof Date) && !(v instanceof Map) && losslessText(v) === undefined
 
-function compileStruct(type: StructType, path: string): Convert {
+function compileStruct(type: StructType, path: string, ci: boolean): Convert {
   const n = type.fields.length
   const names = type.fields.map((f) => f.name)
   const required = type.fields.map((f) => f.required)
   const expected = type.fields.map((f) => typeName(f.type))
-  const converts = type.fields.map((f) => compileType(f.type, path ? `${path}.${f.name}` : f.name))
-  const known = new Set(names)
+  const converts = type.fields.map((f) => compileType(f.type, path ? `${path}.${f.name}` : f.name, ci))
+  const known = new Set(ci ? names.map((name) => name.toLowerCase()) : names)
   const typeText = typeName(type)
   return (v, ctx) => {
     if (!isPlainObject(v)) throw new Failure([], typeText, v)
@@ -100,7 +103,7 @@ function compileStruct(type: StructType, path: string): Convert {
     try {
       for (; i < n; i++) {
         const name = names[i]!
-        const value = v[name]
+        const value = ci ? fieldValue(v, name, true) : v[name]
         if (value === null || value === undefined) {
           if (required[i]) throw new Failure([], `${expected[i]} (required)`, value)
           out[name] = null
@@ -111,16 +114,16 @@ function compileStruct(type: StructType, path: string): Convert {
       throw err
     }
     for (const key in v) {
-      if (!known.has(key) && isInformative(v[key])) (ctx.unknown ??= []).push({ path: path ? `${path}.${key}` : key, value: v[key] })
+      if (!known.has(ci ? key.toLowerCase() : key) && isInformative(v[key])) (ctx.unknown ??= []).push({ path: path ? `${path}.${key}` : key, value: v[key] })
     }
     return out
   }
 }
 
-function compileType(type: IcebergType, path: string): Convert {
-  if (isStruct(type)) return compileStruct(type, path)
+function compileType(type: IcebergType, path: string, ci: boolean): Convert {
+  if (isStruct(type)) return compileStruct(type, path, ci)
   if (isList(type)) {
-    const element = compileType(type.element, `${path}.element`)
+    const element = compileType(type.element, `${path}.element`, ci)
     const required = type['element-required']
     const expected = typeName(type.element)
     const text = typeName(type)
@@ -144,8 +147,8 @@ function compileType(type: IcebergType, path: string): Convert {
     }
   }
   if (isMap(type)) {
-    const key = compileType(type.key, `${path}.key`)
-    const value = compileType(type.value, `${path}.value`)
+    const key = compileType(type.key, `${path}.key`, ci)
+    const value = compileType(type.value, `${path}.value`, ci)
     const required = type['value-required']
     const expected = typeName(type.value)
     const text = typeName(type)

@@ -8,7 +8,7 @@ import * as arrow from 'apache-arrow'
 import { parquetMetadata } from 'hyparquet'
 import { Compression, Table as WasmTable, writeParquet, WriterPropertiesBuilder } from 'parquet-wasm/node'
 import { ConfigError } from '../../errors.js'
-import type { StructType } from '../../schema/types.js'
+import { isList, isMap, isStruct, type IcebergType, type NestedField, type StructType } from '../../schema/types.js'
 import { compileArrowBuilder } from './arrow-build.js'
 import type { Row } from './coerce.js'
 import { columnMetrics, metricsModes, tracksBounds, type ColumnMetrics } from './metrics.js'
@@ -48,13 +48,51 @@ export function compressionOf(name: string | undefined): Compression {
 }
 
 /** Encode rows that already match `schema` (coerce.ts output) as one Parquet file. */
-export async function encodeParquet(schema: StructType, rows: Row[], opts: EncodeOptions = {}): Promise<EncodedParquet> {
+export async function encodeParquet(tableSchema: StructType, rows: Row[], opts: EncodeOptions = {}): Promise<EncodedParquet> {
+  const schema = writableSchema(tableSchema)
   const properties = opts.properties ?? {}
   const modes = metricsModes(schema, properties)
   const { table, stats } = compileArrowBuilder(schema, { bounds: tracksBounds(modes) })(rows)
   const bytes = writeArrowTable(table, { ...opts, compression: opts.compression ?? properties['write.parquet.compression-codec'] })
   const footer = parquetMetadata(bytes)
   return { bytes, recordCount: rows.length, metrics: columnMetrics(stats, footer, modes) }
+}
+
+/**
+ * The schema without columns Parquet cannot hold: a struct with no fields (at any depth, also as
+ * a list element or map value; Parquet has no empty groups). Such a column carries nothing but
+ * null-ness; Iceberg readers read a column a file lacks as null (it is optional: evolution and
+ * creation never leave an empty struct required), and once the struct gains fields the files
+ * written from then on have it.
+ */
+export function writableSchema(schema: StructType): StructType {
+  const fields = writableFields(schema.fields)
+  return fields === schema.fields ? schema : { ...schema, fields }
+}
+
+/** The fields with a type Parquet can hold (the same array when all can). */
+function writableFields(fields: NestedField[]): NestedField[] {
+  const out = fields.flatMap((f) => {
+    const type = writableType(f.type)
+    return type === undefined ? [] : [type === f.type ? f : { ...f, type }]
+  })
+  return out.length === fields.length && out.every((f, i) => f === fields[i]) ? fields : out
+}
+
+function writableType(t: IcebergType): IcebergType | undefined {
+  if (isStruct(t)) {
+    const fields = writableFields(t.fields)
+    return fields.length === 0 ? undefined : fields === t.fields ? t : { ...t, fields }
+  }
+  if (isList(t)) {
+    const element = writableType(t.element)
+    return element === undefined ? undefined : element === t.element ? t : { ...t, element }
+  }
+  if (isMap(t)) {
+    const value = writableType(t.value)
+    return value === undefined ? undefined : value === t.value ? t : { ...t, value }
+  }
+  return t
 }
 
 /** Values sampled per string column to judge its cardinality. */

@@ -33,7 +33,6 @@ export function safeJson(value: unknown): string {
 }
 
 /** The largest finite 32-bit float. */
-const FLOAT_MAX = 3.4028234663852886e38
 
 /** `f` (toFloat of `v`) holds `v` exactly as far as a float column can tell: integers round-trip, finite text stays finite. */
 function exactFloat(v: unknown, f: number): boolean {
@@ -95,15 +94,22 @@ export function compilePrimitive(type: string): Convert {
         return b !== undefined && b >= LONG_MIN && b <= LONG_MAX ? b : fail(v)
       }
     case 'float':
+      // Only values a float holds exactly (NaN and ±Infinity included): 0.1 is not one; it needs a double.
+      return (v) => {
+        const f = typeof v === 'number' ? v : toFloat(v)
+        if (f === undefined) return fail(v)
+        if (typeof v !== 'number' && (!exactFloat(v, f) || (Number.isFinite(f) && !Number.isFinite(Math.fround(f))))) throw new Failure([], 'float (exactly)', v)
+        return Math.fround(f) === f || Number.isNaN(f) ? f : fail(v)
+      }
     case 'double':
       // Never stored inexactly without an error: an integer a double cannot hold (beyond 2^53,
-      // not a power-of-two multiple), finite text that overflows to ±Infinity, or a double past
-      // float's range in a float column is a Failure (a dead letter), never a rounded value.
+      // not a power-of-two multiple) or finite text that overflows to ±Infinity is a Failure (a
+      // dead letter), never a rounded value.
       return (v) => {
-        if (typeof v === 'number') return type === 'float' && Number.isFinite(v) && Math.abs(v) > FLOAT_MAX ? fail(v) : v
+        if (typeof v === 'number') return v
         const f = toFloat(v)
         if (f === undefined) return fail(v)
-        if (!exactFloat(v, f) || (type === 'float' && Number.isFinite(f) && Math.abs(f) > FLOAT_MAX)) throw new Failure([], `${type} (exactly)`, v)
+        if (!exactFloat(v, f)) throw new Failure([], 'double (exactly)', v)
         return f
       }
     case 'string':

@@ -89,3 +89,15 @@ export function base64Bytes(text: string): Uint8Array | undefined {
   const buf = Buffer.from(text, text.includes('-') || text.includes('_') ? 'base64url' : 'base64')
   return new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength)
 }
+
+/**
+ * A record's value for a schema field: by exact name, or — for a table with `caseInsensitive` —
+ * the first key equal ignoring case.
+ */
+export function fieldValue(record: Record<string, unknown>, name: string, caseInsensitive: boolean): unknown {
+  const v = record[name]
+  if (v !== undefined || !caseInsensitive) return v
+  const lower = name.toLowerCase()
+  for (const key in record) if (key.toLowerCase() === lower) return record[key]
+  return undefined
+}

@@ -81,6 +81,30 @@ describe('integers are range-checked', () => {
   })
 })
 
+describe('floats are exact', () => {
+  it('float accepts only values a float holds (a promoted column or a dead letter, never a rounded value)', () => {
+    expect(value('float', 1.5)).toBe(1.5)
+    expect(value('float', Math.fround(0.1))).toBe(Math.fround(0.1))
+    expect(value('float', '-0.25')).toBe(-0.25)
+    expect(value('float', Number.NaN)).toBeNaN()
+    expect(value('float', Number.POSITIVE_INFINITY)).toBe(Number.POSITIVE_INFINITY)
+    expect(error('float', 0.1)).toBe("table db.events: field 'v' expected float, got number 0.1")
+    expect(error('float', new LosslessNumber('16777217'))).toMatch(/expected float, got object 16777217/)
+    expect(value('double', 0.1)).toBe(0.1)
+  })
+})
+
+describe('case-insensitive tables', () => {
+  it('match record keys to fields ignoring case only with caseInsensitive', () => {
+    const schema = schemaOf([{ id: 1, name: 'userId', required: false, type: 'long' }, { id: 2, name: 'n', required: false, type: { type: 'struct', fields: [{ id: 3, name: 'Deep', required: false, type: 'string' }] } }])
+    const ci = compileCoercer(schema, { table: 'db.t', caseInsensitive: true })({ USERID: 5, N: { deep: 'x' } })
+    expect(ci).toEqual({ row: { userId: 5n, n: { Deep: 'x' } }, unknown: [] })
+    const exact = compileCoercer(schema, { table: 'db.t' })({ USERID: 5, n: { deep: 'x' } })
+    expect(exact.row).toEqual({ userId: null, n: { Deep: null } })
+    expect(exact.unknown.map((u) => u.path)).toEqual(['n.deep', 'USERID'])
+  })
+})
+
 describe('other primitives', () => {
   it('dates, times, uuids, binary, fixed, booleans, floats', () => {
     expect(value('date', '2024-05-01')).toBe(19844)
@@ -169,7 +193,7 @@ describe('unknown fields drive evolution', () => {
     const record = { id: 7, user: { name: 'a', plan: 'pro' }, ts: '2024-05-01T10:00:00Z' }
     const first = compileCoercer(table, { table: 'db.t' })(record)
     expect(first.unknown.map((u) => u.path)).toEqual(['user.plan', 'ts'])
-    const evolved = evolveSchema(table, inferSchema([record]), 3, { table: 'db.t' })!
+    const evolved = evolveSchema(table, inferSchema([record]), 3, { table: 'db.t' }).schema!
     const again = compileCoercer(evolved, { table: 'db.t' })(record)
     expect(again.unknown).toEqual([])
     expect(again.row).toEqual({ id: 7n, user: { name: 'a', plan: 'pro' }, ts: 1714557600000000n })
