@@ -168,6 +168,17 @@ export const SETTINGS = {
   FLOE_BATCH_TTL_HOURS: int(168, 1, 8_760),
   /** Orphan cleanup leaves files younger than this: a writer may still be registering them. */
   FLOE_ORPHAN_HORIZON_HOURS: int(24, 1, 8_760),
+  /**
+   * Input bytes compaction rewrites per table per maintenance run. 1 GB at the tens of MB/s one
+   * Lambda core decodes and encodes Parquet is a few minutes: well inside a 15-minute run; the
+   * next run continues.
+   */
+  FLOE_COMPACT_MAX_MB: mb(1_024, 1, 1_048_576),
+  /**
+   * Rows compaction decodes and hands to the Parquet writer at once (estimated uncompressed
+   * bytes). Bounds compaction's working memory beside one input file and one output file.
+   */
+  FLOE_COMPACT_CHUNK_MB: mb(16, 1, 1_024),
   /** SDK attempts per AWS request (the SDK's own retry with backoff for throttling and 5xx). */
   FLOE_AWS_MAX_ATTEMPTS: int(5, 1, 20),
   /** Test-only: Glue database for the live Glue catalog test; ignored at run time. */
@@ -204,6 +215,8 @@ export interface FloeConfig {
   commitConcurrency: number
   batchTtlSeconds: number
   orphanHorizonMs: number
+  compactMaxBytes: number
+  compactChunkBytes: number
   awsMaxAttempts: number
   region?: string
 }
@@ -264,6 +277,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     commitConcurrency: p.FLOE_COMMIT_CONCURRENCY,
     batchTtlSeconds: p.FLOE_BATCH_TTL_HOURS * 3600,
     orphanHorizonMs: p.FLOE_ORPHAN_HORIZON_HOURS * 3600 * 1000,
+    compactMaxBytes: p.FLOE_COMPACT_MAX_MB * MB,
+    compactChunkBytes: p.FLOE_COMPACT_CHUNK_MB * MB,
     awsMaxAttempts: p.FLOE_AWS_MAX_ATTEMPTS,
     region: env.AWS_REGION ?? env.AWS_DEFAULT_REGION,
   }
