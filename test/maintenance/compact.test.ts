@@ -110,7 +110,7 @@ describe('compaction', () => {
     expect(run.busy).toBe(1)
     const { releaseLease } = await import('../../lib/control/lease.js')
     await releaseLease(m.t.deps.control, lease!)
-    await m.t.register(table)
+    await m.t.register(table, { partitionTuple: ['r0'] })
     const during = await withTableLease(m.deps, table, () => commitTable(m.t.deps, table))
     expect(during?.status).toBe('busy')
     expect((await commitTable(m.t.deps, table)).status).toBe('committed')
