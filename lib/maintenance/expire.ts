@@ -8,8 +8,10 @@
  * 2. The metadata change is swapped in through the catalog (under the lease, rebased on
  *    conflict) BEFORE anything is deleted; files are deleted only for the plan that committed.
  *    A crash in between leaves unreferenced files: orphan cleanup removes them later.
- * 3. A file is deleted only if no kept snapshot reaches it: every entry (any status) of every
- *    manifest of every kept snapshot is read, and so is every manifest list of a kept snapshot.
+ * 3. A file is deleted only if no kept snapshot reaches it: every live (ADDED or EXISTING) entry
+ *    of every manifest of every kept snapshot is read, and so is every manifest list of a kept
+ *    snapshot. A DELETED entry does not keep its file: the file is live only in the snapshot's
+ *    parent, which is kept (and then protects it) or expired.
  * 4. `gc.enabled=false` (Iceberg's switch for tables whose files another table owns): snapshots
  *    are expired, no file is deleted.
  */
@@ -110,7 +112,7 @@ async function unreachableFiles(io: FileIO, md: TableMetadata, expired: Snapshot
   }
   if (doomed.size > 0) {
     await mapBounded([...keptManifests.values()], READ_CONCURRENCY, async (m) => {
-      for (const e of await readManifest(io, m.manifestPath, { manifest: m, spec: spec(m) })) doomed.delete(normalizePath(e.dataFile.filePath))
+      for (const e of await readManifest(io, m.manifestPath, { manifest: m, spec: spec(m) })) if (e.status !== 2) doomed.delete(normalizePath(e.dataFile.filePath))
     })
   }
   for (const m of onlyExpired) doomed.set(normalizePath(m.manifestPath), { path: m.manifestPath, size: m.manifestLength })
