@@ -48,8 +48,8 @@ describe('compaction', () => {
     const live = await liveDataFiles(m.t.deps.io, metadata)
     for (const e of live) {
       // The rewritten file's data sequence number is the max of its inputs'; its file sequence number is this snapshot's.
-      const inputs = [...seqBefore.entries()].filter(([p]) => p.includes(`region=${e.dataFile.partition[0]}/`)).map(([, s]) => s)
-      expect(e.sequenceNumber).toBe(inputs.reduce((a, b) => (b > a ? b : a)))
+      const seqs = [...seqBefore.entries()].filter(([p]) => p.includes(`region=${e.dataFile.partition[0]}/`)).map(([, s]) => s)
+      expect(e.sequenceNumber).toBe(seqs.reduce((a, b) => (b > a ? b : a)))
       expect(e.fileSequenceNumber).toBe(snap['sequence-number'])
       expect(e.dataFile.recordCount).toBe(rows / 2)
       for (const id of [1, 2, 3, 5, 6, 7]) {
