@@ -179,6 +179,12 @@ export const SETTINGS = {
    * bytes). Bounds compaction's working memory beside one input file and one output file.
    */
   FLOE_COMPACT_CHUNK_MB: mb(16, 1, 1_024),
+  /**
+   * Parsed table metadata kept per process, by metadata-file location (files are immutable, so
+   * never stale): a warm writer's table load is one catalog read, not a parse of the table's
+   * history. 64 tables × a few hundred KB of expired-and-bounded metadata is a few MB.
+   */
+  FLOE_METADATA_CACHE_ENTRIES: int(64, 0, 10_000),
   /** SDK attempts per AWS request (the SDK's own retry with backoff for throttling and 5xx). */
   FLOE_AWS_MAX_ATTEMPTS: int(5, 1, 20),
   /** Test-only: Glue database for the live Glue catalog test; ignored at run time. */
@@ -217,6 +223,7 @@ export interface FloeConfig {
   orphanHorizonMs: number
   compactMaxBytes: number
   compactChunkBytes: number
+  metadataCacheEntries: number
   awsMaxAttempts: number
   region?: string
 }
@@ -279,6 +286,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     orphanHorizonMs: p.FLOE_ORPHAN_HORIZON_HOURS * 3600 * 1000,
     compactMaxBytes: p.FLOE_COMPACT_MAX_MB * MB,
     compactChunkBytes: p.FLOE_COMPACT_CHUNK_MB * MB,
+    metadataCacheEntries: p.FLOE_METADATA_CACHE_ENTRIES,
     awsMaxAttempts: p.FLOE_AWS_MAX_ATTEMPTS,
     region: env.AWS_REGION ?? env.AWS_DEFAULT_REGION,
   }
