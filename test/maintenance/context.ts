@@ -7,13 +7,18 @@
 import { randomUUID } from 'node:crypto'
 import { parquetReadObjects } from 'hyparquet'
 import { compressors } from 'hyparquet-compressors'
+import { DynamoDbCatalog } from '../../lib/catalog/dynamodb.js'
 import { parseTableId } from '../../lib/catalog/types.js'
+import type { FileIO } from '../../lib/io/types.js'
+import { testAws } from '../helpers/aws.js'
 import type { FloeConfig } from '../../lib/config.js'
 import { commitTable } from '../../lib/commit/table.js'
 import { registerBatches } from '../../lib/control/batches.js'
 import { readCheckpoints } from '../../lib/control/checkpoints.js'
 import { parsePartitionBy } from '../../lib/iceberg/partition.js'
-import type { DataFile } from '../../lib/iceberg/types.js'
+import type { DataFile, TableMetadata } from '../../lib/iceberg/types.js'
+import { readManifest } from '../../lib/iceberg/manifest.js'
+import { snapshotManifests } from '../../lib/iceberg/scan.js'
 import type { Schema } from '../../lib/schema/types.js'
 import { encodeParquet } from '../../lib/writer/columnar/index.js'
 import { writeDataFile } from '../../lib/writer/files.js'
@@ -63,8 +68,14 @@ export interface MaintenanceTest {
   readBack(table: string): Promise<{ rows: string[]; files: { path: string; size: number; region: unknown }[] }>
 }
 
-export async function testMaintenance(overrides: Partial<FloeConfig> = {}, now?: () => number): Promise<MaintenanceTest> {
-  const t = await testCommit(overrides)
+/** `wrap` sees every table-file request (the catalog's too), e.g. to count them. */
+export async function testMaintenance(overrides: Partial<FloeConfig> = {}, now?: () => number, wrap?: (io: FileIO) => FileIO): Promise<MaintenanceTest> {
+  let t = await testCommit(overrides)
+  if (wrap) {
+    const io = wrap(t.deps.io)
+    const catalog = new DynamoDbCatalog({ ddb: testAws().ddb, tableName: (t.catalog as DynamoDbCatalog).table, warehouse: t.config.warehouse, io })
+    t = { ...t, catalog, deps: { ...t.deps, io, catalog, control: { ...t.deps.control, io } } }
+  }
   const deps: MaintenanceDeps = { ...t.deps, now }
   const io = t.deps.io
   let offset = 0n
@@ -127,3 +138,17 @@ export async function testMaintenance(overrides: Partial<FloeConfig> = {}, now?:
     },
   }
 }
+
+/** Every file any snapshot of `md` reaches (manifest lists, manifests, live data files: a DELETED entry is a tombstone), checked to exist. */
+export async function missingReferenced(io: FileIO, md: TableMetadata): Promise<string[]> {
+  const missing: string[] = []
+  for (const s of md.snapshots) {
+    if (!(await io.exists(s['manifest-list']!))) missing.push(s['manifest-list']!)
+    for (const m of await snapshotManifests(io, s)) {
+      if (!(await io.exists(m.manifestPath))) missing.push(m.manifestPath)
+      for (const e of await readManifest(io, m.manifestPath, { manifest: m })) if (e.status !== 2 && !(await io.exists(e.dataFile.filePath))) missing.push(e.dataFile.filePath)
+    }
+  }
+  return [...new Set(missing)]
+}
+

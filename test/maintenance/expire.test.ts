@@ -5,28 +5,12 @@ import { registerBatches } from '../../lib/control/batches.js'
 import { readCheckpoints } from '../../lib/control/checkpoints.js'
 import { appendFiles } from '../../lib/iceberg/append.js'
 import { currentSnapshot } from '../../lib/iceberg/metadata.js'
-import { liveDataFiles, snapshotManifests } from '../../lib/iceberg/scan.js'
-import { readManifest } from '../../lib/iceberg/manifest.js'
-import type { TableMetadata } from '../../lib/iceberg/types.js'
+import { liveDataFiles } from '../../lib/iceberg/scan.js'
 import { runMaintenance } from '../../lib/maintenance/run.js'
-import type { FileIO } from '../../lib/io/types.js'
 import { batchInput, range } from '../control/context.js'
-import { row, testMaintenance } from './context.js'
+import { missingReferenced, row, testMaintenance } from './context.js'
 
 const DAY = 86_400_000
-
-/** Every file any snapshot of `md` reaches (manifest lists, manifests, live data files: a DELETED entry is a tombstone), checked to exist. */
-async function missingReferenced(io: FileIO, md: TableMetadata): Promise<string[]> {
-  const missing: string[] = []
-  for (const s of md.snapshots) {
-    if (!(await io.exists(s['manifest-list']!))) missing.push(s['manifest-list']!)
-    for (const m of await snapshotManifests(io, s)) {
-      if (!(await io.exists(m.manifestPath))) missing.push(m.manifestPath)
-      for (const e of await readManifest(io, m.manifestPath, { manifest: m })) if (e.status !== 2 && !(await io.exists(e.dataFile.filePath))) missing.push(e.dataFile.filePath)
-    }
-  }
-  return [...new Set(missing)]
-}
 
 describe('snapshot expiry', () => {
   it('after compaction, expires old snapshots and deletes only what no kept snapshot, tag or pending batch reaches', async () => {
