@@ -27,6 +27,8 @@ import type { DataFile, TableMetadata } from '../iceberg/types.js'
 import { logger, metrics, MetricUnit } from '../log.js'
 import { writeDataFile } from '../writer/files.js'
 import type { Row } from '../writer/columnar/index.js'
+import type { FileIO } from '../io/types.js'
+import type { StructType } from '../schema/types.js'
 import { IcebergError } from '../errors.js'
 import { commitWithRebase, type LeaseHolder } from './commit.js'
 import { partitionKeyOf, planCompaction, tableHealth, targetFileBytes, type CompactionGroup, type TableHealth } from './compact-plan.js'
@@ -150,33 +152,37 @@ export function floeSummary(md: TableMetadata): Record<string, string> {
   return out
 }
 
+/**
+ * The rows of `inputs` as current-schema rows, in chunks of about `chunkBytes` (estimated
+ * uncompressed): one input file's bytes and one chunk of rows in memory at a time.
+ */
+export async function* streamRows(io: FileIO, schema: StructType, inputs: DataFile[], chunkBytes: number): AsyncGenerator<Row[]> {
+  let buffer: Row[] = []
+  let bufferBytes = 0
+  for (const f of inputs) {
+    const src = openRows(await io.read(f.filePath), schema, f.filePath)
+    if (src.rows !== f.recordCount) throw new IcebergError(`${f.filePath}: the file holds ${src.rows} rows, its manifest entry says ${f.recordCount}; not compacting`)
+    const window = Math.max(1, Math.floor(chunkBytes / src.rowBytes))
+    for (let start = 0; start < src.rows; start += window) {
+      const rows = await src.read(start, Math.min(src.rows, start + window))
+      for (const r of rows) buffer.push(r)
+      bufferBytes += rows.length * src.rowBytes
+      if (bufferBytes >= chunkBytes) {
+        yield buffer
+        buffer = []
+        bufferBytes = 0
+      }
+    }
+  }
+  if (buffer.length > 0) yield buffer
+}
+
 /** Rewrites one group as one file beside its inputs. */
 async function rewriteGroup(deps: MaintenanceDeps, md: TableMetadata, group: CompactionGroup): Promise<DataFile> {
   const schema = currentSchema(md)
-  const chunkBytes = deps.config.compactChunkBytes
   const expected = group.inputs.reduce((a, e) => a + e.dataFile.recordCount, 0)
-  async function* chunks(): AsyncGenerator<Row[]> {
-    let buffer: Row[] = []
-    let bufferBytes = 0
-    for (const e of group.inputs) {
-      const path = e.dataFile.filePath
-      const src = openRows(await deps.io.read(path), schema, path)
-      if (src.rows !== e.dataFile.recordCount) throw new IcebergError(`${path}: the file holds ${src.rows} rows, its manifest entry says ${e.dataFile.recordCount}; not compacting`)
-      const window = Math.max(1, Math.floor(chunkBytes / src.rowBytes))
-      for (let start = 0; start < src.rows; start += window) {
-        const rows = await src.read(start, Math.min(src.rows, start + window))
-        for (const r of rows) buffer.push(r)
-        bufferBytes += rows.length * src.rowBytes
-        if (bufferBytes >= chunkBytes) {
-          yield buffer
-          buffer = []
-          bufferBytes = 0
-        }
-      }
-    }
-    if (buffer.length > 0) yield buffer
-  }
-  const encoded = await encodeStreamed(schema, chunks(), { properties: md.properties, compression: deps.config.parquetCompression })
+  const rows = streamRows(deps.io, schema, group.inputs.map((e) => e.dataFile), deps.config.compactChunkBytes)
+  const encoded = await encodeStreamed(schema, rows, { properties: md.properties, compression: deps.config.parquetCompression, rowGroupBytes: deps.config.compactChunkBytes })
   if (encoded.recordCount !== expected) throw new IcebergError(`compaction of ${group.inputs.length} files read ${encoded.recordCount} rows, expected ${expected}`)
   const first = group.inputs[0]!.dataFile
   const dir = first.filePath.slice(0, first.filePath.lastIndexOf('/'))

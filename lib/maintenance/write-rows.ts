@@ -42,6 +42,8 @@ export interface StreamWriteOptions {
   properties: Record<string, string>
   /** Codec when the table sets none (FLOE_PARQUET_COMPRESSION). */
   compression?: string
+  /** Row groups close at about this many bytes (compaction: FLOE_COMPACT_CHUNK_MB). */
+  rowGroupBytes?: number
 }
 
 /** Encodes the rows of `chunks` as one Parquet file. */
@@ -67,11 +69,16 @@ export async function encodeStreamed(schema: StructType, chunks: AsyncIterable<R
     .setCompression(compressionOf(opts.properties['write.parquet.compression-codec'] ?? opts.compression))
     .setCreatedBy('floe (parquet-wasm, compaction)')
     .setDictionaryEnabled(false)
+    // Row groups close at about a chunk's bytes, so the writer never buffers a whole file's columns.
+    .setMaxRowGroupBytes(opts.rowGroupBytes ?? 128 * 1024 * 1024)
     .build()
   const output = await transformParquetStream(ReadableStream.from(batches()), props)
   const parts: Uint8Array[] = []
   for await (const part of output as unknown as AsyncIterable<Uint8Array>) parts.push(part)
-  const bytes = new Uint8Array(Buffer.concat(parts))
-  const footer = parquetMetadata(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer)
+  const joined = Buffer.concat(parts)
+  parts.length = 0
+  const bytes = new Uint8Array(joined.buffer, joined.byteOffset, joined.byteLength)
+  // hyparquet reads the footer from the end of the buffer: no copy of the file for it.
+  const footer = parquetMetadata(joined.byteOffset === 0 && joined.byteLength === joined.buffer.byteLength ? joined.buffer : bytes.slice().buffer)
   return { bytes, recordCount, metrics: columnMetrics(stats, footer, modes) }
 }
