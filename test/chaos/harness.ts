@@ -516,16 +516,18 @@ export async function runSchedule(env: HarnessEnv, fleet: Fleet, seed: number, i
       await m1.invoke(MAINTAIN)
     }
     fleet.reset()
+    // Committers drain first, then maintenance runs last: a batch committed after the last
+    // expiry would leave the snapshot before it (and the files only it names) in the table.
     for (let settled = false; !settled && Date.now() < until; ) {
-      invocations++
-      const out = await m1.invoke(MAINTAIN)
-      const busy = out.ok && (out.result as { results?: { status: string }[] }).results?.some((x) => x.status === 'busy')
       while ((await pendingBatches(env)) > 0 && Date.now() < until) {
         invocations++
         await c1.invoke({})
         if ((await pendingBatches(env)) > 0) await tick(250)
       }
-      settled = out.ok && !busy
+      invocations++
+      const out = await m1.invoke(MAINTAIN)
+      const unsettled = out.ok && (out.result as { results?: { status: string }[] }).results?.some((x) => x.status === 'busy' || x.status === 'failed')
+      settled = out.ok && !unsettled && (await pendingBatches(env)) === 0
       if (!settled) await tick(250)
     }
   }
