@@ -1,14 +1,17 @@
 /**
- * Maintenance Lambda, run on a schedule (EventBridge Scheduler, daily by default). Thin: config,
+ * Maintenance Lambda, run on a schedule (EventBridge Scheduler, hourly by default). Thin: config,
  * clients, FileIO and catalog once per cold start; each invocation runs lib/maintenance's
- * `runMaintenance`: orphan cleanup (DESIGN.md invariant 7) for every table this pipeline writes
+ * `runMaintenance`: compaction, snapshot expiry (both under the committer's per-table lease) and
+ * orphan cleanup (DESIGN.md invariants 7 and 10) for every table this pipeline writes
  * — tables its committer has ever leased or with pending batches, NOT every table of the
  * catalog (other engines' tables are left alone) — then the spilled file lists. Tables are
  * cleaned in parallel (FLOE_COMMIT_CONCURRENCY); one table's failure is reported in the result,
  * log and `MaintenanceFailures` metric, never thrown, so the others are cleaned regardless.
  *
  * The event may narrow or rehearse a run: `{ "tables": ["ns.t"], "dryRun": true,
- * "olderThanHours": 48 }` (all optional; the horizon is never shorter than one hour here).
+ * "olderThanHours": 48, "tasks": ["compact", "expire", "orphans"] }` (all optional: the default
+ * is every task; the horizon is never shorter than one hour here). Compaction starts no new group
+ * in the last 20 % of the invocation (at least 30 s), so a unit never runs into the timeout.
  *
  * `createMaintenanceHandler(deps)` builds the same handler against any dependencies (tests, the
  * chaos harness); `createMaintenanceDeps(config, clients)` builds the real ones.
@@ -22,7 +25,7 @@ import { loadConfig, type FloeConfig } from '../lib/config.js'
 import { createControlContext } from '../lib/control/context.js'
 import { createFileIO } from '../lib/io/index.js'
 import { logger, metrics } from '../lib/log.js'
-import { runMaintenance, type MaintenanceRunResult } from '../lib/maintenance/run.js'
+import { ALL_TASKS, runMaintenance, type MaintenanceRunResult, type MaintenanceTask } from '../lib/maintenance/run.js'
 import type { MaintenanceDeps } from '../lib/maintenance/types.js'
 
 export async function createMaintenanceDeps(config: FloeConfig, clients: AwsClients): Promise<MaintenanceDeps> {
@@ -34,6 +37,7 @@ export interface MaintenanceEvent {
   tables?: string[]
   dryRun?: boolean
   olderThanHours?: number
+  tasks?: MaintenanceTask[]
 }
 
 export interface MaintenanceSummary {
@@ -42,7 +46,22 @@ export interface MaintenanceSummary {
   orphans: number
   deleted: number
   dryRun: boolean
-  results: { table: string; status: string; scanned?: number; orphans?: number; deleted?: number; young?: number; error?: string }[]
+  filesCompacted: number
+  snapshotsExpired: number
+  bytesReclaimed: number
+  results: {
+    table: string
+    status: string
+    scanned?: number
+    orphans?: number
+    deleted?: number
+    young?: number
+    compacted?: number
+    smallFileRatio?: number
+    expired?: number
+    bytesReclaimed?: number
+    error?: string
+  }[]
 }
 
 export function summarizeMaintenance(run: MaintenanceRunResult, dryRun: boolean): MaintenanceSummary {
@@ -54,9 +73,14 @@ export function summarizeMaintenance(run: MaintenanceRunResult, dryRun: boolean)
     orphans: run.orphans,
     deleted: run.deleted,
     dryRun,
+    filesCompacted: run.filesCompacted,
+    snapshotsExpired: run.snapshotsExpired,
+    bytesReclaimed: run.bytesReclaimed,
     results: rows.map((r) => ({
       table: r.table,
       status: r.status,
+      ...('compaction' in r && r.compaction ? { compacted: r.compaction.filesRewritten, smallFileRatio: r.compaction.health.smallFileRatio } : {}),
+      ...('expiry' in r && r.expiry ? { expired: r.expiry.snapshotsExpired, bytesReclaimed: r.expiry.bytesReclaimed } : {}),
       ...(r.orphans ? { scanned: r.orphans.scanned, orphans: r.orphans.orphans.length, deleted: r.orphans.deleted, young: r.orphans.young } : {}),
       ...(r.error ? { error: `${r.error.name}: ${r.error.message}` } : {}),
     })),
@@ -64,23 +88,28 @@ export function summarizeMaintenance(run: MaintenanceRunResult, dryRun: boolean)
 }
 
 const MIN_EVENT_HORIZON_HOURS = 1
+const DEADLINE_MARGIN_SHARE = 0.2
+const DEADLINE_MARGIN_MIN_MS = 30_000
 
 /** Options from a scheduled (`{}`) or hand-made event; anything else in the event is ignored. */
-export function eventOptions(event: unknown): { tables?: string[]; dryRun: boolean; olderThanMs?: number } {
+export function eventOptions(event: unknown): { tables?: string[]; dryRun: boolean; olderThanMs?: number; tasks: MaintenanceTask[] } {
   const e = (event && typeof event === 'object' ? event : {}) as MaintenanceEvent
   const tables = Array.isArray(e.tables) && e.tables.every((t) => typeof t === 'string') ? e.tables : undefined
   const hours = typeof e.olderThanHours === 'number' && Number.isFinite(e.olderThanHours) ? Math.max(MIN_EVENT_HORIZON_HOURS, e.olderThanHours) : undefined
-  return { tables, dryRun: e.dryRun === true, olderThanMs: hours === undefined ? undefined : hours * 3_600_000 }
+  const tasks = Array.isArray(e.tasks) ? ALL_TASKS.filter((t) => e.tasks!.includes(t)) : ALL_TASKS
+  return { tables, dryRun: e.dryRun === true, olderThanMs: hours === undefined ? undefined : hours * 3_600_000, tasks }
 }
 
 export function createMaintenanceHandler(deps: MaintenanceDeps | (() => Promise<MaintenanceDeps>)) {
   let ready: Promise<MaintenanceDeps> | undefined
   const resolve = () => (ready ??= typeof deps === 'function' ? deps() : Promise.resolve(deps))
-  return middy(async (event: unknown): Promise<MaintenanceSummary> => {
+  return middy(async (event: unknown, context?: { getRemainingTimeInMillis?: () => number }): Promise<MaintenanceSummary> => {
     const d = await resolve()
     logger.appendKeys({ pipeline: d.config.pipeline })
     const opts = eventOptions(event)
-    return summarizeMaintenance(await runMaintenance(d, opts), opts.dryRun)
+    const remaining = context?.getRemainingTimeInMillis?.()
+    const deadline = remaining === undefined ? undefined : Date.now() + remaining - Math.max(DEADLINE_MARGIN_MIN_MS, remaining * DEADLINE_MARGIN_SHARE)
+    return summarizeMaintenance(await runMaintenance(d, { ...opts, deadline }), opts.dryRun)
   })
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(logMetrics(metrics))

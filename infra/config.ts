@@ -114,11 +114,11 @@ export const ContextSchema = z
     /** EventBridge Scheduler expression for the committer: rate(…), cron(…) or at(…). */
     commitSchedule: z.string().regex(/^(rate|cron|at)\(.+\)$/, 'expected rate(…), cron(…) or at(…)').default('rate(1 minute)'),
     /**
-     * EventBridge Scheduler expression for the maintenance function (orphan cleanup). Daily: orphans
-     * only appear after crashes and lost races, and only files older than FLOE_ORPHAN_HORIZON_HOURS
-     * (24 h) may go, so running more often finds little more.
+     * Maintenance schedule (compaction, snapshot expiry, orphan cleanup). Hourly: a busy table
+     * gains thousands of small files an hour, and each run compacts at most FLOE_COMPACT_MAX_MB per
+     * table, so small files are rewritten within about an hour of landing.
      */
-    maintenanceSchedule: z.string().regex(/^(rate|cron|at)\(.+\)$/, 'expected rate(…), cron(…) or at(…)').default('rate(1 day)'),
+    maintenanceSchedule: z.string().regex(/^(rate|cron|at)\(.+\)$/, 'expected rate(…), cron(…) or at(…)').default('rate(1 hour)'),
     /** CloudWatch Logs retention of both functions. */
     logRetentionDays: z
       .number()

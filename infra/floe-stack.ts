@@ -34,7 +34,7 @@ export interface FloeStackProps extends StackProps {
 const WRITER_TIMEOUT = Duration.minutes(5)
 /** Committer timeout: under the 5-minute lease (FLOE_LEASE_TTL_SECONDS) so a run ends before its lease can be taken over. */
 const COMMITTER_TIMEOUT = Duration.minutes(4)
-/** Maintenance timeout: Lambda's maximum. A run cut short is safe (it only deletes) and the next day's run resumes. */
+/** Maintenance timeout: Lambda's maximum. Compaction starts no new unit in the last 20 %; a run cut short is safe and the next run resumes. */
 const MAINTENANCE_TIMEOUT = Duration.minutes(15)
 
 export class FloeStack extends Stack {
@@ -115,16 +115,18 @@ export class FloeStack extends Stack {
 
     this.maintenance = new FloeFunction(this, 'Maintenance', {
       entry: props.entries?.maintenance ?? 'functions/maintenance.ts',
-      description: `Floe ${c.pipeline}: removes orphan files (written but never committed) older than the horizon`,
+      description: `Floe ${c.pipeline}: compacts small files, expires snapshots, removes orphan files`,
       memorySize: c.committerMemoryMb,
       timeout: MAINTENANCE_TIMEOUT,
       logRetention,
       serviceName: c.pipeline,
       settings: shared,
     })
-      .bindWarehouse(this.warehouse, 'maintenance')
-      .bindControlTable(this.control, 'maintenance')
-      .bindCatalog(this.catalog, 'read')
+      // Compaction writes data files, manifests and metadata and commits them under the committer's
+      // lease: the committer's access, not orphan cleanup's read-and-delete.
+      .bindWarehouse(this.warehouse)
+      .bindControlTable(this.control, 'committer')
+      .bindCatalog(this.catalog)
 
     this.kafka = new KafkaSource(this, 'Kafka', { config: c, target: this.writer, failedBatches: failedBatches && new S3FailedBatches(failedBatches) })
 
@@ -141,11 +143,11 @@ export class FloeStack extends Stack {
     acknowledgeWildcardResources(this, [`${this.committer.functionArn}:*`], 'The LambdaInvoke target grants invoke on the committer and its versions/aliases (ARN:*); it is one function.')
 
     this.maintenanceSchedule = new scheduler.Schedule(this, 'MaintenanceSchedule', {
-      description: `Floe ${c.pipeline}: run orphan cleanup`,
+      description: `Floe ${c.pipeline}: run table maintenance (compaction, snapshot expiry, orphan cleanup)`,
       schedule: scheduler.ScheduleExpression.expression(c.maintenanceSchedule),
       target: new targets.LambdaInvoke(this.maintenance, {
         input: scheduler.ScheduleTargetInput.fromObject({ source: 'floe.schedule', pipeline: c.pipeline }),
-        // A run that failed to start is retried within the hour; a duplicate run is harmless (it only deletes orphans).
+        // A run that failed to start is retried within the hour; a duplicate run is harmless (it waits for the table lease).
         retryAttempts: 2,
         maxEventAge: Duration.hours(1),
       }),

@@ -183,6 +183,23 @@ export const SETTINGS = {
   FLOE_BATCH_TTL_HOURS: int(168, 1, 8_760),
   /** Orphan cleanup leaves files younger than this: a writer may still be registering them. */
   FLOE_ORPHAN_HORIZON_HOURS: int(24, 1, 8_760),
+  /**
+   * Input bytes compaction rewrites per table per maintenance run. 1 GB at the tens of MB/s one
+   * Lambda core decodes and encodes Parquet is a few minutes: well inside a 15-minute run; the
+   * next run continues.
+   */
+  FLOE_COMPACT_MAX_MB: mb(1_024, 1, 1_048_576),
+  /**
+   * Rows compaction decodes and hands to the Parquet writer at once (estimated uncompressed
+   * bytes). Bounds compaction's working memory beside one input file and one output file.
+   */
+  FLOE_COMPACT_CHUNK_MB: mb(16, 1, 1_024),
+  /**
+   * Parsed table metadata kept per process, by metadata-file location (files are immutable, so
+   * never stale): a warm writer's table load is one catalog read, not a parse of the table's
+   * history. 64 tables × a few hundred KB of expired-and-bounded metadata is a few MB.
+   */
+  FLOE_METADATA_CACHE_ENTRIES: int(64, 0, 10_000),
   /** SDK attempts per AWS request (the SDK's own retry with backoff for throttling and 5xx). */
   FLOE_AWS_MAX_ATTEMPTS: int(5, 1, 20),
   /**
@@ -261,6 +278,9 @@ export interface FloeConfig {
   commitConcurrency: number
   batchTtlSeconds: number
   orphanHorizonMs: number
+  compactMaxBytes: number
+  compactChunkBytes: number
+  metadataCacheEntries: number
   awsMaxAttempts: number
   /** What one record may contain (FLOE_MAX_*): beyond any of them it is a dead letter. */
   limits: RecordLimits
@@ -349,6 +369,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     commitConcurrency: p.FLOE_COMMIT_CONCURRENCY,
     batchTtlSeconds: p.FLOE_BATCH_TTL_HOURS * 3600,
     orphanHorizonMs: p.FLOE_ORPHAN_HORIZON_HOURS * 3600 * 1000,
+    compactMaxBytes: p.FLOE_COMPACT_MAX_MB * MB,
+    compactChunkBytes: p.FLOE_COMPACT_CHUNK_MB * MB,
+    metadataCacheEntries: p.FLOE_METADATA_CACHE_ENTRIES,
     awsMaxAttempts: p.FLOE_AWS_MAX_ATTEMPTS,
     limits: {
       maxRecordBytes: p.FLOE_MAX_RECORD_KB * 1024,

@@ -104,3 +104,10 @@ export class FileNotFoundError extends FloeError {
     super(`file not found: ${path}`, options)
   }
 }
+
+/** A rewrite (compaction) would replace data files that are no longer live; `paths` names them. */
+export class ReplacedFileGoneError extends IcebergError {
+  constructor(message: string, readonly paths: string[]) {
+    super(message)
+  }
+}

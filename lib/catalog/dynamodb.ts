@@ -16,6 +16,7 @@ import { AlreadyExistsError, CommitConflictError, CommitStateUnknownError, Icebe
 import type { FileIO } from '../io/types.js'
 import { newTableMetadata } from '../iceberg/metadata.js'
 import { readTableMetadata } from '../iceberg/metadata-io.js'
+import type { MetadataCache } from './metadata-cache.js'
 import type { TableMetadata } from '../iceberg/types.js'
 import { CATALOG_TABLE } from './table-def.js'
 import { attemptsOf, definitelyRejected, deleteObsoleteMetadata, discardMetadataFile, errorName, writeCommitMetadata, writeInitialMetadata } from './metadata-files.js'
@@ -43,6 +44,8 @@ export interface DynamoDbCatalogOptions {
   /** `s3://bucket/prefix` or `file:///path`: default root of table locations. */
   warehouse: string
   io: FileIO
+  /** Parsed metadata by location, shared across loads (metadata-cache.ts); default: none. */
+  metadataCache?: MetadataCache
   /** Clock for created_at/updated_at (tests). */
   now?: () => number
 }
@@ -52,6 +55,7 @@ export class DynamoDbCatalog implements Catalog {
   private readonly ddb: DynamoDBClient
   private readonly warehouse: string
   private readonly io: FileIO
+  private readonly cache?: MetadataCache
   private readonly now: () => number
 
   constructor(opts: DynamoDbCatalogOptions) {
@@ -59,6 +63,7 @@ export class DynamoDbCatalog implements Catalog {
     this.table = opts.tableName ?? CATALOG_TABLE.defaultName
     this.warehouse = opts.warehouse.replace(/\/+$/, '')
     this.io = opts.io
+    this.cache = opts.metadataCache
     this.now = opts.now ?? Date.now
   }
 
@@ -146,7 +151,7 @@ export class DynamoDbCatalog implements Catalog {
 
   async loadTable(id: TableId): Promise<LoadedTable> {
     const metadataLocation = str(await this.tableItem(id), METADATA_LOCATION)!
-    return { metadata: await readTableMetadata(this.io, metadataLocation), metadataLocation }
+    return { metadata: await (this.cache ? this.cache.read(this.io, metadataLocation) : readTableMetadata(this.io, metadataLocation)), metadataLocation }
   }
 
   async createTable(id: TableId, opts: CreateTableOptions): Promise<LoadedTable> {
@@ -210,6 +215,7 @@ export class DynamoDbCatalog implements Catalog {
       await this.resolveFailedSwap(table, id, err, prepared.path, version)
     }
     await deleteObsoleteMetadata(this.io, prepared.obsolete, table)
+    this.cache?.put(prepared.path, prepared.metadata)
     return { metadataLocation: prepared.path, metadata: prepared.metadata }
   }
 

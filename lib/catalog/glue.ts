@@ -23,6 +23,7 @@ import { AlreadyExistsError, CommitConflictError, CommitStateUnknownError, Icebe
 import type { FileIO } from '../io/types.js'
 import { newTableMetadata } from '../iceberg/metadata.js'
 import { readTableMetadata } from '../iceberg/metadata-io.js'
+import type { MetadataCache } from './metadata-cache.js'
 import type { TableMetadata } from '../iceberg/types.js'
 import { glueColumns } from './glue-columns.js'
 import { attemptsOf, definitelyRejected, deleteObsoleteMetadata, discardMetadataFile, errorName, writeCommitMetadata, writeInitialMetadata } from './metadata-files.js'
@@ -45,6 +46,8 @@ export interface GlueCatalogOptions {
   catalogId?: string
   warehouse: string
   io: FileIO
+  /** Parsed metadata by location, shared across loads (metadata-cache.ts); default: none. */
+  metadataCache?: MetadataCache
   /** Java's glue.skip-archive (default true): do not keep a Glue table version per commit. */
   skipArchive?: boolean
 }
@@ -54,6 +57,7 @@ export class GlueCatalog implements Catalog {
   private readonly catalogId?: string
   private readonly warehouse: string
   private readonly io: FileIO
+  private readonly cache?: MetadataCache
   private readonly skipArchive: boolean
 
   constructor(opts: GlueCatalogOptions) {
@@ -61,6 +65,7 @@ export class GlueCatalog implements Catalog {
     this.catalogId = opts.catalogId
     this.warehouse = opts.warehouse.replace(/\/+$/, '')
     this.io = opts.io
+    this.cache = opts.metadataCache
     this.skipArchive = opts.skipArchive ?? true
   }
 
@@ -129,7 +134,7 @@ export class GlueCatalog implements Catalog {
 
   async loadTable(id: TableId): Promise<LoadedTable> {
     const table = await this.icebergTable(id)
-    return { metadata: await readTableMetadata(this.io, table.location), metadataLocation: table.location }
+    return { metadata: await (this.cache ? this.cache.read(this.io, table.location) : readTableMetadata(this.io, table.location)), metadataLocation: table.location }
   }
 
   async createTable(id: TableId, opts: CreateTableOptions): Promise<LoadedTable> {
@@ -183,6 +188,7 @@ export class GlueCatalog implements Catalog {
       await this.resolveFailedSwap(name, id, err, prepared.path, table.VersionId)
     }
     await deleteObsoleteMetadata(this.io, prepared.obsolete, name)
+    this.cache?.put(prepared.path, prepared.metadata)
     return { metadataLocation: prepared.path, metadata: prepared.metadata }
   }
 

@@ -1,4 +1,4 @@
-/** `floe maintain --orphans`: run orphan cleanup once, as the maintenance Lambda would, and say what it did. */
+/** `floe maintain [--compact] [--expire] [--orphans] [--all]`: run table maintenance once, as the maintenance Lambda would, and say what it did. */
 import { parseArgs } from 'node:util'
 import { createCatalog } from '../catalog/index.js'
 import { createClients, destroyClients } from '../clients.js'
@@ -6,7 +6,7 @@ import { loadConfig } from '../config.js'
 import { createControlContext } from '../control/context.js'
 import { ConfigError } from '../errors.js'
 import { createFileIO } from '../io/index.js'
-import { runMaintenance, type MaintenanceRunResult } from '../maintenance/run.js'
+import { ALL_TASKS, runMaintenance, type MaintenanceRunResult, type MaintenanceTask } from '../maintenance/run.js'
 import type { MaintenanceDeps } from '../maintenance/types.js'
 import type { Command } from './command.js'
 
@@ -18,7 +18,16 @@ export function formatMaintenanceRun(run: MaintenanceRunResult, dryRun: boolean)
   for (const r of rows) {
     if (r.status === 'failed') lines.push(`${r.table}: FAILED: ${r.error?.name}: ${r.error?.message}`)
     else if (r.status === 'missing') lines.push(`${r.table}: not in the catalog (dropped?), skipped`)
-    else if (r.orphans) {
+    if (r.status === 'busy') lines.push(`${r.table}: busy (the committer holds its lease): compaction and expiry wait for the next run`)
+    const c = 'compaction' in r ? r.compaction : undefined
+    if (c) {
+      const h = c.health
+      const what = c.skipped ? `skipped: ${c.skipped}` : `${dryRun ? 'would rewrite' : 'rewrote'} ${c.filesRewritten} small files (${c.bytesRewritten} bytes) into ${dryRun ? c.groupsPlanned : c.filesWritten}${c.groupsDropped ? `, ${c.groupsDropped} groups dropped (changed by another writer)` : ''}`
+      lines.push(`${r.table}: compaction: ${h.dataFiles} data files, ${Math.round(h.smallFileRatio * 100)}% small (< 75% of ${c.targetBytes} bytes); ${what}`)
+    }
+    const x = 'expiry' in r ? r.expiry : undefined
+    if (x) lines.push(`${r.table}: expiry: ${x.snapshotsBefore} snapshots, ${dryRun ? 'would expire' : 'expired'} ${x.snapshotsExpired}, ${x.filesDeleted} files (${x.bytesReclaimed} bytes) ${dryRun ? 'to delete' : 'deleted'}, metadata ${x.metadataBytesBefore} → ${x.metadataBytesAfter} bytes`)
+    if (r.status !== 'failed' && r.orphans) {
       const o = r.orphans
       const verb = dryRun ? 'would delete' : 'deleted'
       lines.push(`${r.table}: ${o.scanned} files scanned, ${o.referenced} referenced, ${o.young} unreferenced but younger than the horizon, ${verb} ${dryRun ? o.orphans.length : o.deleted}`)
@@ -26,13 +35,14 @@ export function formatMaintenanceRun(run: MaintenanceRunResult, dryRun: boolean)
       if (o.orphans.length > SHOWN_PATHS) lines.push(`  … and ${o.orphans.length - SHOWN_PATHS} more (--json lists all)`)
     }
   }
-  lines.push(`${run.tables} tables, ${run.failures} failed, ${dryRun ? `${run.orphans} orphan files found (dry run: nothing deleted)` : `${run.deleted} orphan files deleted`}`)
+  lines.push(`${run.tables} tables, ${run.failures} failed, ${run.busy} busy, ${run.filesCompacted} small files compacted, ${run.snapshotsExpired} snapshots expired, ${dryRun ? `${run.orphans} orphan files found (dry run: nothing deleted)` : `${run.deleted} orphan files deleted`}`)
   return `${lines.join('\n')}\n`
 }
 
 export function maintenanceRunJson(run: MaintenanceRunResult, dryRun: boolean): unknown {
   const err = (e?: Error) => (e ? `${e.name}: ${e.message}` : undefined)
-  return { ...run, dryRun, results: run.results.map((r) => ({ ...r, error: err(r.error) })), spillError: err(run.spillError) }
+  const compaction = (c: MaintenanceRunResult['results'][number]['compaction']) => (c ? { ...c, snapshotId: c.snapshotId?.toString() } : undefined)
+  return { ...run, dryRun, results: run.results.map((r) => ({ ...r, compaction: compaction(r.compaction), error: err(r.error) })), spillError: err(run.spillError) }
 }
 
 /** Parse and run against `deps` (tests pass theirs); `out` receives the printed text. */
@@ -40,7 +50,10 @@ export async function maintain(argv: string[], deps: () => MaintenanceDeps, out:
   const { values } = parseArgs({
     args: argv,
     options: {
+      compact: { type: 'boolean' },
+      expire: { type: 'boolean' },
       orphans: { type: 'boolean' },
+      all: { type: 'boolean' },
       table: { type: 'string', multiple: true },
       'older-than-hours': { type: 'string' },
       'dry-run': { type: 'boolean' },
@@ -54,8 +67,9 @@ export async function maintain(argv: string[], deps: () => MaintenanceDeps, out:
     out(`${usage}\n`)
     return 0
   }
-  if (!values.orphans) {
-    out(`nothing to do: say which task (--orphans)\n\n${usage}\n`)
+  const tasks: MaintenanceTask[] = values.all ? ALL_TASKS : ALL_TASKS.filter((t) => values[t] === true)
+  if (tasks.length === 0) {
+    out(`nothing to do: say which task (--compact, --expire, --orphans or --all)\n\n${usage}\n`)
     return 2
   }
   let olderThanMs: number | undefined
@@ -65,24 +79,30 @@ export async function maintain(argv: string[], deps: () => MaintenanceDeps, out:
     olderThanMs = hours * 3_600_000
   }
   const dryRun = values['dry-run'] === true
-  const run = await runMaintenance(deps(), { tables: values.table, olderThanMs, dryRun })
+  const run = await runMaintenance(deps(), { tables: values.table, olderThanMs, dryRun, tasks })
   out(values.json ? `${JSON.stringify(maintenanceRunJson(run, dryRun), null, 2)}\n` : formatMaintenanceRun(run, dryRun))
   return run.failures > 0 ? 1 : 0
 }
 
 export const maintainCommand: Command = {
   name: 'maintain',
-  summary: 'Table maintenance once (what the maintenance Lambda does): --orphans deletes unreferenced old files',
-  usage: `Usage: floe maintain --orphans [--table ns.name]... [--older-than-hours H] [--dry-run] [--json]
+  summary: 'Table maintenance once (what the maintenance Lambda does): compaction, snapshot expiry, orphan cleanup',
+  usage: `Usage: floe maintain [--compact] [--expire] [--orphans] [--all] [--table ns.name]... [--older-than-hours H] [--dry-run] [--json]
 
-Orphan cleanup for pipeline FLOE_PIPELINE: under each table's data/ and metadata/ folders, deletes
-files that no snapshot of the table, no metadata-log file and no pending batch references, and
-that are older than the horizon; then the spilled file lists no pending batch names. Tables: every
-table this pipeline has committed to or has pending batches for (or only the given ones; spilled
-lists are then left alone). Files outside a table's location are never touched. Exit code 1 if any
-table failed (nothing is deleted from a table whose manifests cannot all be read).
+Table maintenance for pipeline FLOE_PIPELINE, per table, in this order:
+  --compact   rewrite small data files of each partition into files near the target size
+              (write.target-file-size-bytes, else FLOE_TARGET_FILE_MB) as one replace snapshot;
+              at most FLOE_COMPACT_MAX_MB of input per table per run (run again to continue)
+  --expire    expire snapshots older than history.expire.max-snapshot-age-ms (5 days) beyond
+              history.expire.min-snapshots-to-keep (1), keeping refs; delete the files only they
+              reached, never one a kept snapshot or a pending batch names
+  --orphans   delete files under each table's data/ and metadata/ folders that nothing references
+              and that are older than the horizon; then the spilled file lists no pending batch names
+  --all       the three, in that order
+Compaction and expiry hold the committer's lease for the table (a busy table waits for the next
+run). Tables: every table this pipeline has committed to or has pending batches for (or only the
+given ones; spilled lists are then left alone). Exit code 1 if any table failed.
 
-  --orphans              remove orphan files (the only task so far)
   --table ns.name        only this table (repeatable)
   --older-than-hours H   horizon (default FLOE_ORPHAN_HORIZON_HOURS, 24). Below a writer's or
                          committer's longest run (15 minutes) it can delete files still being

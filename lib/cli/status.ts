@@ -10,6 +10,16 @@ import { ConfigError } from '../errors.js'
 
 const age = (ms: number) => (ms < 120_000 ? `${Math.round(ms / 1000)}s` : ms < 7_200_000 ? `${Math.round(ms / 60_000)}m` : `${(ms / 3_600_000).toFixed(1)}h`)
 
+const kb = (n: number) => (n < 1_048_576 ? `${Math.round(n / 1024)} KB` : `${(n / 1_048_576).toFixed(1)} MB`)
+
+/** Snapshots, data files and their average size, last compaction: what `floe maintain` keeps healthy. */
+export function formatHealth(h: NonNullable<TableStatus['health']>): string {
+  const files = h.dataFiles === undefined ? '' : `, ${h.dataFiles} data files${h.avgFileBytes === undefined ? '' : ` (avg ${kb(h.avgFileBytes)})`}`
+  const oldest = h.oldestSnapshotMs === undefined ? '' : `, oldest ${new Date(h.oldestSnapshotMs).toISOString()}`
+  const compacted = h.lastCompactionMs === undefined ? 'never compacted' : `last compaction ${new Date(h.lastCompactionMs).toISOString()}`
+  return `health: ${h.snapshots} snapshots${oldest}${files}; ${compacted}`
+}
+
 export function formatStatus(statuses: TableStatus[]): string {
   if (statuses.length === 0) return 'no tables: nothing registered or committed in this pipeline yet\n'
   const lines: string[] = []
@@ -18,6 +28,7 @@ export function formatStatus(statuses: TableStatus[]): string {
     const last = s.lastCommit ? `last commit ${new Date(s.lastCommit.timestampMs).toISOString()} snapshot ${s.lastCommit.snapshotId}` : 'never committed'
     lines.push(`${s.table}: ${pending}; ${last}`)
     if (s.error) lines.push(`  error: ${s.error}`)
+    if (s.health) lines.push(`  ${formatHealth(s.health)}`)
     const width = Math.max(9, ...s.partitions.map((p) => p.partition.length))
     if (s.partitions.length > 0) lines.push(`  ${'partition'.padEnd(width)}  ${'committed'.padStart(12)}  ${'checkpoint'.padStart(12)}  ${'lag'.padStart(8)}`)
     for (const p of s.partitions) {

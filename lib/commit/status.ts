@@ -10,6 +10,7 @@ import { partitionKey } from '../control/keys.js'
 import { listLeasedTables } from '../control/lease.js'
 import { listPendingTables, readPendingBatches } from '../control/pending.js'
 import { committedOffsets, COMMIT_ID_KEY } from './offsets.js'
+import type { TableMetadata } from '../iceberg/types.js'
 import type { CommitDeps } from './types.js'
 
 export interface PartitionStatus {
@@ -28,8 +29,34 @@ export interface TableStatus {
   oldestPendingAgeMs?: number
   lastCommit?: { snapshotId: bigint; timestampMs: number; commitId?: string }
   partitions: PartitionStatus[]
+  /** Table health from the metadata (no manifest is read): what maintenance keeps bounded. */
+  health?: TableHealthStatus
   /** The table could not be loaded (e.g. dropped from the catalog). */
   error?: string
+}
+
+export interface TableHealthStatus {
+  snapshots: number
+  dataFiles?: number
+  /** total-files-size / total-data-files of the current snapshot. */
+  avgFileBytes?: number
+  /** Newest snapshot written by compaction (`floe.maintenance` = compaction). */
+  lastCompactionMs?: number
+  oldestSnapshotMs?: number
+}
+
+function healthOf(md: TableMetadata): TableHealthStatus {
+  const current = md.snapshots.find((s) => s['snapshot-id'] === md['current-snapshot-id'])
+  const files = Number(current?.summary['total-data-files'] ?? NaN)
+  const bytes = Number(current?.summary['total-files-size'] ?? NaN)
+  const compactions = md.snapshots.filter((s) => s.summary['floe.maintenance'] === 'compaction').map((s) => s['timestamp-ms'])
+  return {
+    snapshots: md.snapshots.length,
+    ...(Number.isFinite(files) ? { dataFiles: files } : {}),
+    ...(Number.isFinite(files) && Number.isFinite(bytes) && files > 0 ? { avgFileBytes: Math.round(bytes / files) } : {}),
+    ...(compactions.length > 0 ? { lastCompactionMs: Math.max(...compactions) } : {}),
+    ...(md.snapshots.length > 0 ? { oldestSnapshotMs: Math.min(...md.snapshots.map((s) => s['timestamp-ms'])) } : {}),
+  }
 }
 
 export async function pipelineStatus(deps: Omit<CommitDeps, 'io'>, opts: { tables?: string[]; nowMs?: number } = {}): Promise<TableStatus[]> {
@@ -53,6 +80,7 @@ export async function pipelineStatus(deps: Omit<CommitDeps, 'io'>, opts: { table
       const { metadata } = await deps.catalog.loadTable(parseTableId(table))
       const c = committedOffsets(metadata, config.pipeline)
       committed = c.offsets
+      status.health = healthOf(metadata)
       if (c.snapshot) {
         status.lastCommit = { snapshotId: c.snapshot['snapshot-id'], timestampMs: c.snapshot['timestamp-ms'], commitId: c.snapshot.summary[COMMIT_ID_KEY] }
       }

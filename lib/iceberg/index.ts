@@ -2,6 +2,7 @@
 export * from './metadata.js'
 export * from './metadata-io.js'
 export { appendFiles, filesWrittenBy, newSnapshotId, type AppendOptions } from './append.js'
+export { replaceDataFiles, type AddedFile, type ReplaceOptions } from './replace.js'
 export { liveDataFiles, liveEntries, snapshotManifests, readManifestList, readManifest } from './scan.js'
 export { decodeManifest, encodeManifest, type DecodedManifest } from './manifest.js'
 export { decodeManifestList, encodeManifestList } from './manifest-list.js'

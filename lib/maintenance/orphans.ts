@@ -40,7 +40,7 @@ export async function removeOrphanFiles(deps: MaintenanceDeps, table: string, op
 
   // 1. pending batches first, then the table.
   const pending = new Set<string>()
-  for (const pipeline of pipelines) for (const path of await pendingFiles(deps, pipeline, table)) pending.add(normalizePath(path))
+  for (const pipeline of pipelines) for (const path of await pendingFilesOf(deps, pipeline, table)) pending.add(normalizePath(path))
   const { metadata, metadataLocation } = await deps.catalog.loadTable(parseTableId(table))
   const refs = await referencedFiles(deps.io, metadata, metadataLocation)
   const referenced = new Set([...refs.files, ...pending])
@@ -103,7 +103,7 @@ export function scanPrefixes(md: Pick<TableMetadata, 'location' | 'properties'>)
 }
 
 /** Every file of the table's pending batches of `pipeline`, re-read when a batch is committed mid-read. */
-async function pendingFiles(deps: MaintenanceDeps, pipeline: string, table: string): Promise<string[]> {
+export async function pendingFilesOf(deps: MaintenanceDeps, pipeline: string, table: string): Promise<string[]> {
   for (let attempt = 1; ; attempt++) {
     const batches = await readPendingBatches(deps.control, pipeline, table)
     try {

@@ -1,7 +1,10 @@
 /**
- * One maintenance run: orphan cleanup for every table this pipeline writes, in parallel (bounded
- * by FLOE_COMMIT_CONCURRENCY), each table independently — one table's failure is reported, never
- * a reason to skip the others — then the spilled file lists.
+ * One maintenance run for every table this pipeline writes, in parallel (bounded by
+ * FLOE_COMMIT_CONCURRENCY), each table independently — one table's failure is reported, never a
+ * reason to skip the others. Per table, in this order: compaction and snapshot expiry (together
+ * under the committer's lease for the table; a table whose lease is held is `busy` and left to
+ * the next run), then orphan cleanup (which needs no lease: it deletes only old unreferenced
+ * files); then the spilled file lists.
  *
  * Which tables: those the pipeline has committed to (a commit lease item, which is never
  * deleted) or has pending batches for. Deliberately NOT every table of the catalog namespaces
@@ -13,12 +16,22 @@ import { listLeasedTables } from '../control/lease.js'
 import { listPendingTables } from '../control/pending.js'
 import { NoSuchTableError } from '../errors.js'
 import { logger, metrics, MetricUnit } from '../log.js'
+import { withTableLease } from './commit.js'
+import { compactTable, type CompactResult } from './compact.js'
+import { expireSnapshots, type ExpireResult } from './expire.js'
 import { removeOrphanFiles, removeOrphanSpills } from './orphans.js'
 import type { MaintenanceDeps, OrphanOptions, OrphanResult } from './types.js'
 
+export type MaintenanceTask = 'compact' | 'expire' | 'orphans'
+/** `--all` and the scheduled run: in this order. */
+export const ALL_TASKS: MaintenanceTask[] = ['compact', 'expire', 'orphans']
+
 export interface TableMaintenanceResult {
   table: string
-  status: 'cleaned' | 'missing' | 'failed'
+  /** `busy`: the committer (or another maintenance run) held the table's lease; compaction and expiry wait for the next run. */
+  status: 'cleaned' | 'missing' | 'failed' | 'busy'
+  compaction?: CompactResult
+  expiry?: ExpireResult
   orphans?: OrphanResult
   error?: Error
 }
@@ -29,6 +42,12 @@ export interface MaintenanceRunResult {
   /** Orphans deleted over all tables and spills (or found, in a dry run). */
   orphans: number
   deleted: number
+  /** Tables whose lease was held (compaction and expiry skipped until the next run). */
+  busy: number
+  /** Small files rewritten, snapshots expired, and bytes freed by expiry over all tables. */
+  filesCompacted: number
+  snapshotsExpired: number
+  bytesReclaimed: number
   results: TableMaintenanceResult[]
   spills?: OrphanResult
   spillError?: Error
@@ -39,6 +58,10 @@ export interface MaintenanceRunOptions extends OrphanOptions {
   tables?: string[]
   /** Tables cleaned at once (default FLOE_COMMIT_CONCURRENCY). */
   concurrency?: number
+  /** What to do (default: orphan cleanup only). */
+  tasks?: MaintenanceTask[]
+  /** Epoch ms after which compaction starts no new group (the Lambda's remaining time minus a margin). */
+  deadline?: number
 }
 
 /** The tables the pipeline writes: ever leased by its committer, or with pending batches. */
@@ -51,7 +74,7 @@ export async function runMaintenance(deps: MaintenanceDeps, opts: MaintenanceRun
   const tables = opts.tables ?? (await pipelineTables(deps))
   const results = await mapBounded(tables, opts.concurrency ?? deps.config.commitConcurrency, async (table): Promise<TableMaintenanceResult> => {
     try {
-      return { table, status: 'cleaned', orphans: await removeOrphanFiles(deps, table, opts) }
+      return await maintainTable(deps, table, opts)
     } catch (err) {
       const error = err instanceof Error ? err : new Error(String(err))
       if (error instanceof NoSuchTableError) return { table, status: 'missing', error }
@@ -59,8 +82,14 @@ export async function runMaintenance(deps: MaintenanceDeps, opts: MaintenanceRun
       return { table, status: 'failed', error }
     }
   })
-  const run: MaintenanceRunResult = { tables: tables.length, failures: results.filter((r) => r.status === 'failed').length, orphans: 0, deleted: 0, results }
-  if (opts.tables === undefined) {
+  const tasks = opts.tasks ?? ['orphans']
+  const run: MaintenanceRunResult = { tables: tables.length, failures: results.filter((r) => r.status === 'failed').length, orphans: 0, deleted: 0, busy: results.filter((r) => r.status === 'busy').length, filesCompacted: 0, snapshotsExpired: 0, bytesReclaimed: 0, results }
+  for (const r of results) {
+    run.filesCompacted += r.compaction?.filesRewritten ?? 0
+    run.snapshotsExpired += r.expiry?.snapshotsExpired ?? 0
+    run.bytesReclaimed += r.expiry?.bytesReclaimed ?? 0
+  }
+  if (opts.tables === undefined && tasks.includes('orphans')) {
     try {
       run.spills = await removeOrphanSpills(deps, { ...opts, tables })
     } catch (err) {
@@ -75,6 +104,22 @@ export async function runMaintenance(deps: MaintenanceDeps, opts: MaintenanceRun
     run.deleted += r.deleted
   }
   metrics.addMetric('MaintenanceFailures', MetricUnit.Count, run.failures)
-  logger.info('maintenance run finished', { tables: run.tables, failures: run.failures, orphans: run.orphans, deleted: run.deleted, dryRun: opts.dryRun === true })
+  logger.info('maintenance run finished', { tables: run.tables, failures: run.failures, busy: run.busy, filesCompacted: run.filesCompacted, snapshotsExpired: run.snapshotsExpired, bytesReclaimed: run.bytesReclaimed, orphans: run.orphans, deleted: run.deleted, dryRun: opts.dryRun === true })
   return run
+}
+
+/** The tasks of one table, in ALL_TASKS order. */
+async function maintainTable(deps: MaintenanceDeps, table: string, opts: MaintenanceRunOptions): Promise<TableMaintenanceResult> {
+  const tasks = opts.tasks ?? ['orphans']
+  const result: TableMaintenanceResult = { table, status: 'cleaned' }
+  if (tasks.includes('compact') || tasks.includes('expire')) {
+    const leased = await withTableLease(deps, table, async (holder) => {
+      if (tasks.includes('compact')) result.compaction = await compactTable(deps, table, holder, { dryRun: opts.dryRun, deadline: opts.deadline })
+      if (tasks.includes('expire')) result.expiry = await expireSnapshots(deps, table, holder, { dryRun: opts.dryRun, pipelines: opts.pipelines })
+      return true
+    })
+    if (leased === undefined) result.status = 'busy'
+  }
+  if (tasks.includes('orphans')) result.orphans = await removeOrphanFiles(deps, table, opts)
+  return result
 }

@@ -4,11 +4,11 @@ import type { FloeConfig } from '../config.js'
 import type { ControlContext } from '../control/types.js'
 import type { FileIO } from '../io/types.js'
 
-/** Committer deps (lib/commit CommitDeps) fit: maintenance reads tables, never commits. */
+/** Committer deps (lib/commit CommitDeps) fit. Maintenance commits only under the table's commit lease. */
 export interface MaintenanceDeps {
   config: FloeConfig
   io: FileIO
-  catalog: Pick<Catalog, 'loadTable'>
+  catalog: Pick<Catalog, 'loadTable' | 'commit'>
   control: ControlContext
   /** Clock in epoch ms (tests inject one instead of waiting for the horizon). */
   now?: () => number

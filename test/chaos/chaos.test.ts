@@ -43,7 +43,7 @@ describe('exactly-once under injected faults', () => {
       const replay = `replay: npm run chaos -- --seed ${SEED} --only ${index} (faults ${result.faults.join(',')})`
       const { lost, duplicated, both, offsetMismatches, inTable, inDeadLetters, produced } = result.verdict
       // The replay line is part of the compared value so a failure shows how to reproduce it.
-      expect({ replay, lost, duplicated, both, offsetMismatches, accounted: inTable + inDeadLetters, orphansLeft: result.orphansLeft }).toEqual({
+      expect({ replay, lost, duplicated, both, offsetMismatches, accounted: inTable + inDeadLetters, orphansLeft: result.orphansLeft, dangling: result.dangling }).toEqual({
         replay,
         lost: [],
         duplicated: [],
@@ -51,6 +51,7 @@ describe('exactly-once under injected faults', () => {
         offsetMismatches: [],
         accounted: produced,
         orphansLeft: 0,
+        dangling: 0,
       })
     }
     const injected = new Map<string, number>()

@@ -17,7 +17,7 @@ import { EventSourceMapping, type ClosedBy } from '../../lib/local/esm.js'
 import { KafkaLog, buildEvent, type KafkaEvent, type LogRecord } from '../../lib/local/kafka-log.js'
 import { Container, type InvokeResult } from './containers.js'
 import type { Rule, Verdict as ProxyVerdict } from './proxy.js'
-import { findOrphans, judge, readCheckpoints, readDeadLetters, readTable, type TableContents, type Verdict } from './verify.js'
+import { findDangling, findOrphans, judge, readCheckpoints, readDeadLetters, readTable, type TableContents, type Verdict } from './verify.js'
 
 export const FAULTS = [
   'writer-kill-before-s3',
@@ -37,8 +37,19 @@ export const FAULTS = [
   'throttle-s3',
   'throttle-dynamodb',
   'poison',
+  // Maintenance (compaction, snapshot expiry) under the committer's lease, with the committer and
+  // writers running: a kill while compacting (writing the rewritten file, or around its swap), a
+  // kill while deleting expired files, compaction racing a committer and a writer, and expiry
+  // while batches are pending (some already in a snapshot, not yet marked).
+  'maintenance-kill-during-compaction',
+  'maintenance-kill-during-expiry',
+  'compaction-races-committer',
+  'expiry-with-pending',
 ] as const
 export type Fault = (typeof FAULTS)[number]
+const MAINTENANCE_FAULTS: Fault[] = ['maintenance-kill-during-compaction', 'maintenance-kill-during-expiry', 'compaction-races-committer', 'expiry-with-pending']
+/** What the maintenance container is asked to do in a schedule (orphans: the harness's own step). */
+const MAINTAIN = { tasks: ['compact', 'expire'] }
 
 export interface HarnessEnv {
   ddb: DynamoDBClient
@@ -62,6 +73,8 @@ export interface ScheduleResult {
   orphansFound: number
   /** Unreferenced data files after Floe's orphan cleanup: must be 0. */
   orphansLeft: number
+  /** Files a kept snapshot names that do not exist (after compaction and expiry): must be 0. */
+  dangling: number
   foreignRows: number
   invocations: number
   /** Batches the mapping delivered (retries included), by what closed them. */
@@ -85,7 +98,8 @@ export function containerEnv(env: HarnessEnv): Record<string, string> {
     FLOE_DLQ: `s3://${env.bucket}/dead-letters`,
     FLOE_ROUTES: JSON.stringify({
       defaultNamespace: NAMESPACE,
-      tableDefaults: { autoCreate: true, evolveSchema: true, kafkaMetadata: ['topic', 'partition', 'offset'] },
+      // Snapshots expire as soon as maintenance runs (it only runs in maintenance schedules).
+      tableDefaults: { autoCreate: true, evolveSchema: true, kafkaMetadata: ['topic', 'partition', 'offset'], properties: { 'history.expire.max-snapshot-age-ms': '0' } },
       routes: [{ table: '{topic}' }],
       unrouted: 'dead-letter',
     }),
@@ -101,15 +115,17 @@ export function containerEnv(env: HarnessEnv): Record<string, string> {
 export class Fleet {
   readonly writers: [Container, Container]
   readonly committers: [Container, Container]
+  readonly maintainer: Container
 
   constructor(env: HarnessEnv) {
     const vars = containerEnv(env)
     this.writers = [new Container('writer', vars, env.endpoints), new Container('writer', vars, env.endpoints)]
     this.committers = [new Container('committer', vars, env.endpoints), new Container('committer', vars, env.endpoints)]
+    this.maintainer = new Container('maintenance', vars, env.endpoints)
   }
 
   all(): Container[] {
-    return [...this.writers, ...this.committers]
+    return [...this.writers, ...this.committers, this.maintainer]
   }
 
   async start(): Promise<void> {
@@ -227,6 +243,8 @@ export async function runSchedule(env: HarnessEnv, fleet: Fleet, seed: number, i
   }
   const [w1, w2] = fleet.writers
   const [c1, c2] = fleet.committers
+  const m1 = fleet.maintainer
+  const maintains = plan.faults.some((f) => MAINTENANCE_FAULTS.includes(f))
   let invocations = 0
   let writerCalls = 0
 
@@ -276,6 +294,12 @@ export async function runSchedule(env: HarnessEnv, fleet: Fleet, seed: number, i
         },
       })
       await c1.invoke({})
+      return
+    }
+    if (take('compaction-races-committer')) {
+      fire('compaction-races-committer')
+      await Promise.all([c1.invoke({}), m1.invoke(MAINTAIN)])
+      invocations++
       return
     }
     if (take('concurrent-committers')) {
@@ -346,9 +370,41 @@ export async function runSchedule(env: HarnessEnv, fleet: Fleet, seed: number, i
     } finally {
       disarm()
     }
+    if (maintains) {
+      try {
+        await maintenanceOnce()
+      } finally {
+        disarm()
+      }
+    }
+  }
+
+  /** One maintenance invocation (compaction, then expiry), maybe killed at a planned point. */
+  const maintenanceOnce = async (): Promise<void> => {
+    fleet.reset()
+    if (take('maintenance-kill-during-compaction')) {
+      const after = r() < 0.5
+      const onSwap = r() < 0.5
+      m1.setRules(
+        onSwap
+          ? { dynamodb: killOn(m1, 'maintenance-kill-during-compaction', catalogSwap, after) }
+          : { s3: killOn(m1, 'maintenance-kill-during-compaction', (req) => req.op === 'PutObject' && req.target.includes('/compacted-'), after) },
+      )
+    } else if (take('maintenance-kill-during-expiry')) {
+      m1.setRules({ s3: killOn(m1, 'maintenance-kill-during-expiry', (req) => req.op === 'DeleteObjects' || req.op === 'DeleteObject', r() < 0.5) })
+    } else if (r() >= 0.5) return
+    invocations++
+    await m1.invoke(MAINTAIN)
   }
 
   const writerOnce = async (event: KafkaEvent): Promise<InvokeResult> => {
+    if (take('compaction-races-committer', 0.3)) {
+      // Maintenance commits to the table while a writer loads it and registers a batch.
+      fire('compaction-races-committer')
+      invocations++
+      const [outcome] = await Promise.all([w1.invoke(event), m1.invoke(MAINTAIN)])
+      return outcome
+    }
     const zombie = take('zombie-first-finishes', 0.3) ? 'first' : take('zombie-second-finishes', 0.3) ? 'second' : undefined
     if (zombie) {
       // The first container times out (from the mapping's view) and keeps running; the batch is
@@ -406,6 +462,15 @@ export async function runSchedule(env: HarnessEnv, fleet: Fleet, seed: number, i
       const again = await w2.invoke(event)
       if (!again.ok && !again.retryable) throw new Error(`duplicate delivery of an acknowledged batch failed: ${again.error}`)
     }
+    if (take('expiry-with-pending', 0.5)) {
+      // The writer's batch is pending (and, after a committer killed after its swap, maybe in a
+      // snapshot but unmarked): expiry must delete none of its files.
+      fire('expiry-with-pending')
+      disarm()
+      fleet.reset()
+      invocations++
+      await m1.invoke(MAINTAIN)
+    }
     if (writerCalls % plan.commitEvery === 0) await runCommitter()
     if (!outcome.ok) throw new Error(outcome.error ?? 'writer failed')
   }
@@ -431,11 +496,48 @@ export async function runSchedule(env: HarnessEnv, fleet: Fleet, seed: number, i
     if ((await pendingBatches(env)) > 0) await tick(250)
   }
 
+  // Maintenance schedules end with maintenance and committers without faults until both are done:
+  // a killed maintenance run holds the lease until its TTL, so `busy` is retried.
+  if (maintains) {
+    const until = Date.now() + 60_000
+    // A maintenance kill that found nothing to hit during the schedule gets its chance here, where
+    // the table certainly has small files to compact and snapshots to expire.
+    const unfired = (['maintenance-kill-during-compaction', 'maintenance-kill-during-expiry'] as const).filter((f) => pending.has(f))
+    if (unfired.length > 0) {
+      fleet.reset()
+      const f = unfired[0]!
+      pending.delete(f)
+      m1.setRules(
+        f === 'maintenance-kill-during-compaction'
+          ? { dynamodb: killOn(m1, f, catalogSwap, r() < 0.5) }
+          : { s3: killOn(m1, f, (req) => req.op === 'DeleteObjects' || req.op === 'DeleteObject', r() < 0.5) },
+      )
+      invocations++
+      await m1.invoke(MAINTAIN)
+    }
+    fleet.reset()
+    // Committers drain first, then maintenance runs last: a batch committed after the last
+    // expiry would leave the snapshot before it (and the files only it names) in the table.
+    for (let settled = false; !settled && Date.now() < until; ) {
+      while ((await pendingBatches(env)) > 0 && Date.now() < until) {
+        invocations++
+        await c1.invoke({})
+        if ((await pendingBatches(env)) > 0) await tick(250)
+      }
+      invocations++
+      const out = await m1.invoke(MAINTAIN)
+      const unsettled = out.ok && (out.result as { results?: { status: string }[] }).results?.some((x) => x.status === 'busy' || x.status === 'failed')
+      settled = out.ok && !unsettled && (await pendingBatches(env)) === 0
+      if (!settled) await tick(250)
+    }
+  }
+
   // Orphans: files of killed or stale writers and failed commits. Count them, run Floe's orphan
   // cleanup (horizon 0: nothing of this schedule is still running), and count what is left.
   const tables: TableContents[] = []
   let orphansFound = 0
   let orphansLeft = 0
+  let dangling = 0
   for (const t of plan.topics) {
     const name = t.name.toLowerCase()
     const before = await readTable(env.ddb, env.s3, env.catalogTable, NAMESPACE, name)
@@ -446,6 +548,7 @@ export async function runSchedule(env: HarnessEnv, fleet: Fleet, seed: number, i
     const contents = (await readTable(env.ddb, env.s3, env.catalogTable, NAMESPACE, name))!
     tables.push(contents)
     orphansLeft += (await findOrphans(env.s3, location, contents.dataFiles)).length
+    dangling += (await findDangling(env.s3, contents.metadataLocation)).length
   }
   // Dead letters of this schedule's topics only (keys are <dlq>/<pipeline>/<topic>/...): reading the
   // whole store would make every schedule slower than the one before.
@@ -460,7 +563,7 @@ export async function runSchedule(env: HarnessEnv, fleet: Fleet, seed: number, i
   const verdict = judge(produced, tables, dead, ends, env.pipeline, checkpoints)
   const poisonInTable = produced.filter((p) => p.poison && (tables.some((t) => t.rows.has(p.id)))).map((p) => p.id)
   if (poisonInTable.length) verdict.both.push(...poisonInTable.map((id) => `${id} (poison in table)`))
-  const ok = !verdict.lost.length && !verdict.duplicated.length && !verdict.both.length && !verdict.offsetMismatches.length && orphansLeft === 0
+  const ok = !verdict.lost.length && !verdict.duplicated.length && !verdict.both.length && !verdict.offsetMismatches.length && orphansLeft === 0 && dangling === 0
   return {
     seed,
     index,
@@ -469,6 +572,7 @@ export async function runSchedule(env: HarnessEnv, fleet: Fleet, seed: number, i
     verdict,
     orphansFound,
     orphansLeft,
+    dangling,
     foreignRows: tables.reduce((s, t) => s + t.foreignRows, 0),
     invocations,
     batches,

@@ -59,7 +59,7 @@ const lanes = Array.from({ length: Math.max(1, Number(values.parallel)) }, (_, i
   return { env: laneEnv, fleet: new Fleet(laneEnv) }
 })
 let exitCode = 0
-const totals = { schedules: 0, produced: 0, inTable: 0, inDeadLetters: 0, lost: 0, duplicated: 0, both: 0, offsetMismatches: 0, orphansFound: 0, orphansLeft: 0, foreignRows: 0, invocations: 0 }
+const totals = { schedules: 0, produced: 0, inTable: 0, inDeadLetters: 0, lost: 0, duplicated: 0, both: 0, offsetMismatches: 0, orphansFound: 0, orphansLeft: 0, dangling: 0, foreignRows: 0, invocations: 0 }
 const batches = { count: 0, payload: 0, window: 0 }
 const injected: Record<string, number> = Object.fromEntries(FAULTS.map((f) => [f, 0]))
 const started = Date.now()
@@ -82,6 +82,7 @@ try {
     totals.offsetMismatches += result.verdict.offsetMismatches.length
     totals.orphansFound += result.orphansFound
     totals.orphansLeft += result.orphansLeft
+    totals.dangling += result.dangling
     totals.foreignRows += result.foreignRows
     totals.invocations += result.invocations
     for (const [k, n] of Object.entries(result.batches)) batches[k as keyof typeof batches] += n
@@ -89,7 +90,7 @@ try {
     if (!result.ok) {
       exitCode = 1
       console.error(`FAILED seed=${seed} index=${index} faults=${result.faults.join(',')}`)
-      console.error(JSON.stringify({ lost: result.verdict.lost.slice(0, 10), duplicated: result.verdict.duplicated.slice(0, 10), both: result.verdict.both.slice(0, 10), offsets: result.verdict.offsetMismatches, orphansLeft: result.orphansLeft }, null, 2))
+      console.error(JSON.stringify({ lost: result.verdict.lost.slice(0, 10), duplicated: result.verdict.duplicated.slice(0, 10), both: result.verdict.both.slice(0, 10), offsets: result.verdict.offsetMismatches, orphansLeft: result.orphansLeft, dangling: result.dangling }, null, 2))
       console.error(`replay: npm run chaos -- --seed ${seed} --only ${index}`)
     }
     if (totals.schedules % 10 === 0 || indexes.length < 10) {
@@ -126,6 +127,7 @@ console.log(`  duplicated           ${totals.duplicated}`)
 console.log(`  in both              ${totals.both}`)
 console.log(`  offset mismatches    ${totals.offsetMismatches}`)
 console.log(`  orphan files found   ${totals.orphansFound} (left after orphan cleanup: ${totals.orphansLeft})`)
+console.log(`  dangling references  ${totals.dangling} (files a kept snapshot names that do not exist)`)
 console.log(`  foreign rows         ${totals.foreignRows}`)
 console.log(`  elapsed              ${((Date.now() - started) / 1000).toFixed(1)} s`)
 console.log('  faults injected by kind')

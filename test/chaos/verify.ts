@@ -224,3 +224,41 @@ export function judge(
   }
   return v
 }
+
+/**
+ * Files some snapshot still in the table's metadata names that do not exist ("dangling"): manifest
+ * lists, manifests and the live (not DELETED) data files of every kept snapshot. Must be empty
+ * after compaction and snapshot expiry.
+ */
+export async function findDangling(s3: S3Client, metadataLocation: string): Promise<string[]> {
+  const metadata = parseLossless((await getBytes(s3, metadataLocation)).toString('utf8'), undefined, (v) => (isInteger(v) ? BigInt(v) : Number(v))) as Record<string, unknown>
+  const present = new Map<string, boolean>()
+  const exists = async (path: string) => {
+    if (!present.has(path)) {
+      const { Bucket, Key } = splitS3(path)
+      const page = await s3.send(new ListObjectsV2Command({ Bucket, Prefix: Key, MaxKeys: 1 }))
+      present.set(path, page.Contents?.[0]?.Key === Key)
+    }
+    return present.get(path)!
+  }
+  const dangling = new Set<string>()
+  for (const snapshot of (metadata.snapshots ?? []) as Record<string, unknown>[]) {
+    const list = snapshot['manifest-list'] as string
+    if (!(await exists(list))) {
+      dangling.add(list)
+      continue
+    }
+    for (const manifest of await readAvro(s3, list)) {
+      const path = manifest.manifest_path as string
+      if (!(await exists(path))) {
+        dangling.add(path)
+        continue
+      }
+      for (const entry of await readAvro(s3, path)) {
+        const file = (entry.data_file as Record<string, unknown>).file_path as string
+        if (Number(entry.status) !== 2 && !(await exists(file))) dangling.add(file)
+      }
+    }
+  }
+  return [...dangling]
+}

@@ -4,6 +4,7 @@ import { maintain, maintainCommand } from '../../lib/cli/maintain.js'
 import { commitTable } from '../../lib/commit/table.js'
 import { ConfigError } from '../../lib/errors.js'
 import { testCommit } from '../commit/context.js'
+import { row, testMaintenance } from '../maintenance/context.js'
 
 async function setup() {
   const t = await testCommit()
@@ -33,6 +34,23 @@ describe('floe maintain', () => {
     expect(json).toMatchObject({ tables: 1, failures: 0, deleted: 1, dryRun: false, results: [{ table: tbl.name, status: 'cleaned', orphans: { orphans: [stray], deleted: 1 } }] })
     expect(await t.deps.io.exists(stray)).toBe(false)
     for (const f of files) expect(await t.deps.io.exists(f.filePath)).toBe(true)
+  })
+
+  it('--all compacts, expires and cleans a table, in that order, and --json reports each', async () => {
+    const m = await testMaintenance({}, () => Date.now() + 6 * 86_400_000)
+    const table = await m.table({ 'write.target-file-size-bytes': String(64 * 1024) })
+    for (let c = 0; c < 3; c++) await m.append(table, [row(2 * c, 'r0'), row(2 * c + 1, 'r0')])
+    let text = ''
+    expect(await maintain(['--all', '--table', table], () => m.deps, (s) => void (text += s), maintainCommand.usage)).toBe(0)
+    expect(text).toContain(`${table}: compaction: 3 data files, 100% small`)
+    expect(text).toContain('rewrote 3 small files')
+    expect(text).toMatch(new RegExp(`${table.replace('.', '\\.')}: expiry: 4 snapshots, expired 3, \\d+ files`))
+    text = ''
+    expect(await maintain(['--compact', '--expire', '--table', table, '--json'], () => m.deps, (s) => void (text += s), maintainCommand.usage)).toBe(0)
+    const json = JSON.parse(text)
+    expect(json.results[0]).toMatchObject({ table, status: 'cleaned', compaction: { groupsPlanned: 0, health: { dataFiles: 1 } }, expiry: { snapshotsExpired: 0 } })
+    expect(json.results[0].orphans).toBeUndefined()
+    expect((await m.readBack(table)).rows).toHaveLength(6)
   })
 
   it('the default horizon keeps a file written just now', async () => {

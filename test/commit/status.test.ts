@@ -27,6 +27,9 @@ describe('pipeline status', () => {
     const text = formatStatus([status!])
     expect(text).toContain(`${name}: 1 pending batches (5 records)`)
     expect(text).toMatch(/events-0\s+10\s+16\s+6/)
+    // Health from the metadata alone: one snapshot, two fake files of 1,005 and 1,004 bytes, never compacted.
+    expect(status!.health).toMatchObject({ snapshots: 1, dataFiles: 2, avgFileBytes: 1005 })
+    expect(text).toMatch(/health: 1 snapshots, oldest \S+, 2 data files \(avg 1 KB\); never compacted/)
   })
 
   it('a table missing from the catalog is listed with its error and pending batches', async () => {

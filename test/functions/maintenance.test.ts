@@ -5,6 +5,7 @@ import { commitTable } from '../../lib/commit/table.js'
 import type { FileIO } from '../../lib/io/types.js'
 import type { MaintenanceDeps } from '../../lib/maintenance/types.js'
 import { testCommit } from '../commit/context.js'
+import { row, testMaintenance } from '../maintenance/context.js'
 
 const context = { awsRequestId: 'req-1', functionName: 'floe-maintenance', getRemainingTimeInMillis: () => 600_000 } as unknown as Context
 const HOUR = 3_600_000
@@ -38,11 +39,12 @@ describe('maintenance handler', () => {
 
     const deps: MaintenanceDeps = { ...t.deps, now: () => Date.now() + 2 * HOUR }
     const handler = createMaintenanceHandler(deps)
-    const dry = await handler({ olderThanHours: 1, dryRun: true }, context)
+    // Orphan cleanup only here (compaction and expiry: test/maintenance, and the last test below).
+    const dry = await handler({ olderThanHours: 1, dryRun: true, tasks: ['orphans'] }, context)
     expect(dry).toMatchObject({ tables: 3, failures: 1, deleted: 0, dryRun: true })
     expect(await exists(io, strays)).toEqual([true, true, true, true])
 
-    const summary = await handler({ olderThanHours: 1 }, context)
+    const summary = await handler({ olderThanHours: 1, tasks: ['orphans'] }, context)
     expect(summary).toMatchObject({ tables: 3, failures: 1, orphans: 2, deleted: 2, dryRun: false })
     const byTable = Object.fromEntries(summary.results.map((r) => [r.table, r]))
     expect(byTable[healthy.name]).toMatchObject({ status: 'cleaned', deleted: 1 })
@@ -67,12 +69,26 @@ describe('maintenance handler', () => {
   })
 })
 
+describe('maintenance handler, scheduled', () => {
+  it('a scheduled event compacts and expires too, and reports it', async () => {
+    const m = await testMaintenance({}, () => Date.now() + 6 * 86_400_000)
+    const table = await m.table({ 'write.target-file-size-bytes': String(64 * 1024) })
+    for (let i = 0; i < 3; i++) await m.append(table, [row(i, 'r0')])
+    const summary = await createMaintenanceHandler(m.deps)({ source: 'floe.schedule' }, context)
+    expect(summary).toMatchObject({ failures: 0, filesCompacted: 3, snapshotsExpired: 3 })
+    expect(summary.results.find((r) => r.table === table)).toMatchObject({ status: 'cleaned', compacted: 3, expired: 3, smallFileRatio: 1 })
+    expect((await m.readBack(table)).rows).toHaveLength(3)
+  })
+})
+
 describe('eventOptions', () => {
   it('reads tables, dry run and a horizon of at least one hour; ignores the rest', () => {
-    expect(eventOptions({})).toEqual({ dryRun: false })
-    expect(eventOptions(undefined)).toEqual({ dryRun: false })
-    expect(eventOptions({ tables: ['db.t'], dryRun: true, olderThanHours: 48 })).toEqual({ tables: ['db.t'], dryRun: true, olderThanMs: 48 * HOUR })
+    const all = ['compact', 'expire', 'orphans']
+    expect(eventOptions({})).toEqual({ dryRun: false, tasks: all })
+    expect(eventOptions(undefined)).toEqual({ dryRun: false, tasks: all })
+    expect(eventOptions({ tables: ['db.t'], dryRun: true, olderThanHours: 48 })).toEqual({ tables: ['db.t'], dryRun: true, olderThanMs: 48 * HOUR, tasks: all })
     expect(eventOptions({ olderThanHours: 0 })).toMatchObject({ olderThanMs: HOUR })
-    expect(eventOptions({ tables: [1], 'detail-type': 'Scheduled Event' })).toEqual({ dryRun: false })
+    expect(eventOptions({ tables: [1], 'detail-type': 'Scheduled Event' })).toEqual({ dryRun: false, tasks: all })
+    expect(eventOptions({ tasks: ['orphans', 'compact', 'bogus'] })).toMatchObject({ tasks: ['compact', 'orphans'] })
   })
 })

@@ -99,9 +99,9 @@ describe('FloeStack', () => {
     expect(has(synth({ ...MINIMAL, commitSchedule: 'rate(5 minutes)' }), 'AWS::Scheduler::Schedule', { ScheduleExpression: 'rate(5 minutes)' })).not.toThrow()
   })
 
-  it('the maintenance function runs orphan cleanup on its own schedule, daily by default (context key maintenanceSchedule)', () => {
+  it('the maintenance function runs compaction, expiry and orphan cleanup on its own schedule, hourly by default (context key maintenanceSchedule)', () => {
     expect(has(minimal, 'AWS::Scheduler::Schedule', {
-      ScheduleExpression: 'rate(1 day)',
+      ScheduleExpression: 'rate(1 hour)',
       State: 'ENABLED',
       Target: { Arn: { 'Fn::GetAtt': [Match.stringLikeRegexp('^Maintenance'), 'Arn'] } },
     })).not.toThrow()
@@ -166,7 +166,7 @@ describe('FloeStack', () => {
     const s3 = statements(s).filter((st) => JSON.stringify(st.Resource).includes('corp-lake'))
     const scoped = s3.flatMap((st) => list(st.Resource).map((r) => JSON.stringify(r).replace(/.*:::corp-lake/, 'corp-lake').replace(/"\]\]\}$/, '')))
     expect(new Set(scoped)).toEqual(
-      new Set(['corp-lake/warehouse/*', 'corp-lake', 'corp-lake/dead-letters/*', 'corp-lake/warehouse/*/data/*', 'corp-lake/warehouse/*/metadata/*', 'corp-lake/warehouse/_floe/spill/*']),
+      new Set(['corp-lake/warehouse/*', 'corp-lake', 'corp-lake/dead-letters/*']),
     )
     expect(resolveIntrinsics(fnEnv(s, 'Writer').FLOE_WAREHOUSE)).toBe('s3://corp-lake/warehouse')
     expect(new AwsSolutionsChecks().validateScope(s.stack).violations).toEqual([])
@@ -210,10 +210,8 @@ describe('FloeStack', () => {
     expect(has(s, 'AWS::Glue::Database', { DatabaseInput: { Name: 'lake' } })).not.toThrow()
     expect(resources(s, 'AWS::DynamoDB::Table')).toHaveLength(1)
     const glue = statements(s).filter((st) => list(st.Action).some((a) => a.startsWith('glue:')))
-    expect(glue.length).toBe(3) // writer, committer, maintenance
-    const [maintenance, ...readWrite] = [...glue].sort((a, b) => Number(!a.where.startsWith('Maintenance')) - Number(!b.where.startsWith('Maintenance')))
-    expect(maintenance!.Action).toEqual('glue:GetTable')
-    for (const st of readWrite) {
+    expect(glue.length).toBe(3) // writer, committer, maintenance (compaction and expiry commit)
+    for (const st of glue) {
       expect(list(st.Action)).toEqual(expect.arrayContaining(['glue:GetTable', 'glue:CreateTable', 'glue:UpdateTable', 'glue:CreateDatabase']))
       const arns = JSON.stringify(st.Resource)
       expect(arns).toContain(':database/lake')
@@ -277,16 +275,10 @@ describe('FloeStack', () => {
       expect(byAction['kafka-cluster:DescribeGroup']).toEqual([group('floe-floe.orders'), group('floe-floe.clicks')])
     })
 
-    it('maintenance: reads and lists table files, deletes only under data/, metadata/ and spill prefixes, writes nothing; control table and catalog read only', () => {
-      const mine = statements(minimal).filter((st) => st.where.startsWith('MaintenanceRole'))
-      const actions = mine.flatMap((st) => list(st.Action))
-      expect(actions.filter((a) => a.startsWith('s3:')).sort()).toEqual(['s3:DeleteObject', 's3:GetObject', 's3:ListBucket'])
-      const deletes = mine.filter((st) => list(st.Action).includes('s3:DeleteObject'))
-      expect(deletes).toHaveLength(1)
-      const suffixes = list(deletes[0]!.Resource).map((r) => JSON.stringify(r).replace(/.*"(\/[^"]*)"\]\]\}$/, '$1'))
-      expect(suffixes).toEqual(['/warehouse/*/data/*', '/warehouse/*/metadata/*', '/warehouse/_floe/spill/*'])
-      expect(actions.filter((a) => a.startsWith('dynamodb:')).sort()).toEqual(['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:Scan'])
-      expect(actions.filter((a) => /Put|Update|Delete|Create/.test(a) && a !== 's3:DeleteObject' && !a.startsWith('logs:'))).toEqual([])
+    it('maintenance: the committer\'s table-file, control-table and catalog access (compaction and expiry commit under its lease), nothing more', () => {
+      const actionsOf = (role: string) => [...new Set(statements(minimal).filter((st) => st.where.startsWith(role)).flatMap((st) => list(st.Action)).filter((a) => /^(s3|dynamodb):/.test(a)))].sort()
+      expect(actionsOf('MaintenanceRole')).toEqual(actionsOf('CommitterRole'))
+      expect(actionsOf('MaintenanceRole')).not.toContain('dynamodb:DeleteTable')
     })
 
     it('S3: the writer may only put dead letters, the committer none; neither gets the whole bucket', () => {

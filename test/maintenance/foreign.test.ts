@@ -92,7 +92,12 @@ async function cleanCopy(dir: string) {
     config: control.config,
     io,
     control: { ...control.ctx, io },
-    catalog: { loadTable: async () => ({ metadata: md, metadataLocation }) },
+    catalog: {
+      loadTable: async () => ({ metadata: md, metadataLocation }),
+      commit: async () => {
+        throw new Error('orphan cleanup never commits')
+      },
+    },
     now: () => Date.now() + 2 * HOUR,
   }
   return { copy, metadataFile, map, deps, location }

@@ -1,0 +1,191 @@
+/**
+ * Compaction (DESIGN.md invariant 10): small data files of a partition are rewritten into files
+ * near the target size and swapped in with one `replace` snapshot per run (lib/iceberg/replace.ts).
+ *
+ * - Planned from the current snapshot (compact-plan.ts), at most FLOE_COMPACT_MAX_MB of input per
+ *   table per run, no new group started after the caller's deadline: a unit always finishes well
+ *   inside one Lambda run, and the next run continues with what is left.
+ * - Streaming: each input file is read (it is small by definition) and decoded in windows of
+ *   about FLOE_COMPACT_CHUNK_MB of rows (read-rows.ts), written through the writer's columnar path
+ *   with parquet-wasm's streaming writer (write-rows.ts). Memory: one input file, one chunk of rows
+ *   and the encoded output file (at most the target size).
+ * - Exact: the rewritten file must hold exactly the inputs' record count; a value that cannot be
+ *   read back exactly stops the table (CompactionUnsupportedError), it is never approximated.
+ * - Commit: under the committer's lease; on a conflict with an outside writer the table is
+ *   reloaded and each group re-validated: a group whose inputs are no longer all live, or whose
+ *   partition gained a delete file, is dropped (its output deleted after the commit), the others
+ *   are rebased. The rewritten file keeps the max data sequence number of its inputs. The
+ *   snapshot carries the newest `floe.*` summary values of its ancestry, so the committer's
+ *   covered check (docs/commit-protocol.md) still finds its offsets however old the append is.
+ */
+import { randomUUID } from 'node:crypto'
+import { parseTableId } from '../catalog/types.js'
+import { replaceDataFiles } from '../iceberg/replace.js'
+import { liveEntries } from '../iceberg/scan.js'
+import { currentSchema, currentSnapshot } from '../iceberg/metadata.js'
+import type { DataFile, TableMetadata } from '../iceberg/types.js'
+import { logger, metrics, MetricUnit } from '../log.js'
+import { writeDataFile } from '../writer/files.js'
+import type { Row } from '../writer/columnar/index.js'
+import type { FileIO } from '../io/types.js'
+import type { StructType } from '../schema/types.js'
+import { IcebergError } from '../errors.js'
+import { commitWithRebase, type LeaseHolder } from './commit.js'
+import { partitionKeyOf, planCompaction, tableHealth, targetFileBytes, type CompactionGroup, type TableHealth } from './compact-plan.js'
+import { CompactionUnsupportedError, openRows } from './read-rows.js'
+import { encodeStreamed } from './write-rows.js'
+import type { MaintenanceDeps } from './types.js'
+
+export interface CompactOptions {
+  dryRun?: boolean
+  /** Epoch ms after which no new group is started. */
+  deadline?: number
+  /** Test seam: runs after the groups are written, before the commit (a racing writer commits here). */
+  beforeCommit?: () => Promise<void> | void
+}
+
+export interface CompactResult {
+  table: string
+  health: TableHealth
+  targetBytes: number
+  groupsPlanned: number
+  groupsCommitted: number
+  /** Groups dropped because an outside writer changed their files or partition meanwhile. */
+  groupsDropped: number
+  filesRewritten: number
+  filesWritten: number
+  bytesRewritten: number
+  bytesWritten: number
+  snapshotId?: bigint
+  /** Why the table was not compacted at all. */
+  skipped?: string
+  dryRun: boolean
+}
+
+interface Written {
+  group: CompactionGroup
+  file: DataFile
+}
+
+/** Compact one table (the caller holds its lease). */
+export async function compactTable(deps: MaintenanceDeps, table: string, holder: LeaseHolder, opts: CompactOptions = {}): Promise<CompactResult> {
+  const { metadata } = await deps.catalog.loadTable(parseTableId(table))
+  const target = targetFileBytes(metadata, deps.config.targetFileBytes)
+  const entries = currentSnapshot(metadata) ? await liveEntries(deps.io, metadata, { content: 'all' }) : []
+  const health = tableHealth(entries, target)
+  const result: CompactResult = { table, health, targetBytes: target, groupsPlanned: 0, groupsCommitted: 0, groupsDropped: 0, filesRewritten: 0, filesWritten: 0, bytesRewritten: 0, bytesWritten: 0, dryRun: opts.dryRun === true }
+  metrics.addMetric('TableDataFiles', MetricUnit.Count, health.dataFiles)
+  metrics.addMetric('SmallFileRatio', MetricUnit.Percent, Math.round(health.smallFileRatio * 100))
+  if (metadata['format-version'] !== 2) return skip(result, `format v${metadata['format-version']} (compaction writes v2 replace snapshots only)`)
+  const groups = planCompaction(entries, target, deps.config.compactMaxBytes)
+  result.groupsPlanned = groups.length
+  if (groups.length === 0 || opts.dryRun) {
+    result.filesRewritten = groups.reduce((a, g) => a + g.inputs.length, 0)
+    result.bytesRewritten = groups.reduce((a, g) => a + g.inputBytes, 0)
+    return result
+  }
+
+  const written: Written[] = []
+  try {
+    for (const group of groups) {
+      if (opts.deadline !== undefined && Date.now() >= opts.deadline) break
+      written.push({ group, file: await rewriteGroup(deps, metadata, group) })
+      await holder.renew()
+    }
+  } catch (err) {
+    await deps.io.deleteMany(written.map((w) => w.file.filePath)).catch(() => undefined)
+    if (err instanceof CompactionUnsupportedError) return skip(result, err.message)
+    throw err
+  }
+  await opts.beforeCommit?.()
+
+  let kept: Written[] = []
+  let landed: Written[] = []
+  const outcome = await commitWithRebase(deps, table, holder, async (base) => {
+    const live = await liveEntries(deps.io, base.metadata, { content: 'all' })
+    const livePaths = new Set(live.filter((e) => e.dataFile.content === 0).map((e) => e.dataFile.filePath))
+    const withDeletes = new Set(live.filter((e) => e.dataFile.content !== 0).map((e) => partitionKeyOf(e.dataFile)))
+    // An earlier attempt whose outcome was unknown may have landed: its outputs are then live.
+    landed = written.filter((w) => livePaths.has(w.file.filePath))
+    kept = written.filter((w) => !livePaths.has(w.file.filePath) && !withDeletes.has(w.group.key) && w.group.inputs.every((e) => livePaths.has(e.dataFile.filePath)))
+    if (kept.length === 0) return { plan: undefined, metadata: undefined }
+    const md = await replaceDataFiles(deps.io, base.metadata, {
+      remove: kept.flatMap((w) => w.group.inputs.map((e) => e.dataFile.filePath)),
+      add: kept.map((w) => ({ file: w.file, dataSequenceNumber: w.group.dataSequenceNumber })),
+      summary: { ...floeSummary(base.metadata), 'floe.maintenance': 'compaction' },
+    })
+    return { plan: undefined, metadata: md }
+  })
+  if (outcome.committed) result.snapshotId = currentSnapshot(outcome.committed.metadata)?.['snapshot-id']
+  const done = [...(outcome.committed ? kept : []), ...landed]
+  const dropped = written.filter((w) => !done.includes(w))
+  // Nothing references a dropped group's output: the swap that would have named it did not happen.
+  if (dropped.length > 0) await deps.io.deleteMany(dropped.map((w) => w.file.filePath))
+  result.groupsCommitted = done.length
+  result.groupsDropped = dropped.length
+  result.filesRewritten = done.reduce((a, w) => a + w.group.inputs.length, 0)
+  result.filesWritten = done.length
+  result.bytesRewritten = done.reduce((a, w) => a + w.group.inputBytes, 0)
+  result.bytesWritten = done.reduce((a, w) => a + w.file.fileSizeInBytes, 0)
+  metrics.addMetric('CompactedFiles', MetricUnit.Count, result.filesRewritten)
+  metrics.addMetric('CompactedBytes', MetricUnit.Bytes, result.bytesRewritten)
+  if (result.groupsDropped > 0) metrics.addMetric('CompactionGroupsDropped', MetricUnit.Count, result.groupsDropped)
+  logger.info('table compacted', { ...result, health, snapshotId: result.snapshotId?.toString() })
+  return result
+}
+
+function skip(result: CompactResult, reason: string): CompactResult {
+  result.skipped = reason
+  logger.warn('compaction skipped', { table: result.table, reason })
+  return result
+}
+
+/** The newest value of every `floe.*` summary key along the current snapshot's ancestry. */
+export function floeSummary(md: TableMetadata): Record<string, string> {
+  const byId = new Map(md.snapshots.map((s) => [s['snapshot-id'], s]))
+  const out: Record<string, string> = {}
+  const seen = new Set<bigint>()
+  for (let s = currentSnapshot(md); s && !seen.has(s['snapshot-id']); s = s['parent-snapshot-id'] === undefined ? undefined : byId.get(s['parent-snapshot-id'])) {
+    seen.add(s['snapshot-id'])
+    for (const [k, v] of Object.entries(s.summary ?? {})) if (k.startsWith('floe.') && k !== 'floe.maintenance' && !(k in out)) out[k] = v
+  }
+  return out
+}
+
+/**
+ * The rows of `inputs` as current-schema rows, in chunks of about `chunkBytes` (estimated
+ * uncompressed): one input file's bytes and one chunk of rows in memory at a time.
+ */
+export async function* streamRows(io: FileIO, schema: StructType, inputs: DataFile[], chunkBytes: number): AsyncGenerator<Row[]> {
+  let buffer: Row[] = []
+  let bufferBytes = 0
+  for (const f of inputs) {
+    const src = openRows(await io.read(f.filePath), schema, f.filePath)
+    if (src.rows !== f.recordCount) throw new IcebergError(`${f.filePath}: the file holds ${src.rows} rows, its manifest entry says ${f.recordCount}; not compacting`)
+    const window = Math.max(1, Math.floor(chunkBytes / src.rowBytes))
+    for (let start = 0; start < src.rows; start += window) {
+      const rows = await src.read(start, Math.min(src.rows, start + window))
+      for (const r of rows) buffer.push(r)
+      bufferBytes += rows.length * src.rowBytes
+      if (bufferBytes >= chunkBytes) {
+        yield buffer
+        buffer = []
+        bufferBytes = 0
+      }
+    }
+  }
+  if (buffer.length > 0) yield buffer
+}
+
+/** Rewrites one group as one file beside its inputs. */
+async function rewriteGroup(deps: MaintenanceDeps, md: TableMetadata, group: CompactionGroup): Promise<DataFile> {
+  const schema = currentSchema(md)
+  const expected = group.inputs.reduce((a, e) => a + e.dataFile.recordCount, 0)
+  const rows = streamRows(deps.io, schema, group.inputs.map((e) => e.dataFile), deps.config.compactChunkBytes)
+  const encoded = await encodeStreamed(schema, rows, { properties: md.properties, compression: deps.config.parquetCompression, rowGroupBytes: deps.config.compactChunkBytes })
+  if (encoded.recordCount !== expected) throw new IcebergError(`compaction of ${group.inputs.length} files read ${encoded.recordCount} rows, expected ${expected}`)
+  const first = group.inputs[0]!.dataFile
+  const dir = first.filePath.slice(0, first.filePath.lastIndexOf('/'))
+  const path = `${dir}/compacted-${randomUUID()}.parquet`
+  return writeDataFile(deps.io, path, encoded, first.specId, first.partition)
+}

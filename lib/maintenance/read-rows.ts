@@ -1,0 +1,158 @@
+/**
+ * Reading a data file back as rows of the table's current schema, in bounded chunks, for
+ * compaction: hyparquet decodes one window of rows at a time (never a whole file's rows at once),
+ * and each value is turned into the representation lib/writer/columnar builds Arrow from (long,
+ * time and timestamps as bigint, dates as day numbers, binary/fixed/uuid as bytes, maps as Map).
+ *
+ * Columns are matched by Iceberg field id (the Parquet `field_id`), so a renamed column is read
+ * from files written before the rename, and a column added later reads as null. Exactness comes
+ * first: a type this reader cannot return exactly (decimal — hyparquet converts it to a float —,
+ * maps with non-string keys, an unknown timestamp unit) fails with CompactionUnsupportedError
+ * naming the column, and compaction skips the table instead of rewriting a value inexactly.
+ */
+import { brotliDecompressSync, gunzipSync } from 'node:zlib'
+import { decompress as zstdDecompress } from 'fzstd'
+import { parquetMetadata, parquetReadObjects, parquetSchema, type FileMetaData } from 'hyparquet'
+import { IcebergError } from '../errors.js'
+import { isList, isMap, isStruct, type IcebergType, type StructType } from '../schema/types.js'
+import type { Row } from '../writer/columnar/index.js'
+
+/** A table or file compaction cannot rewrite exactly; the message names the column. */
+export class CompactionUnsupportedError extends IcebergError {}
+
+type Tree = ReturnType<typeof parquetSchema>
+type Convert = (v: unknown) => unknown
+
+const compressors = {
+  ZSTD: (input: Uint8Array, outputLength: number) => {
+    const out = zstdDecompress(input, new Uint8Array(outputLength))
+    return out.length === outputLength ? out : out.subarray(0, outputLength)
+  },
+  GZIP: (input: Uint8Array) => new Uint8Array(gunzipSync(input)),
+  BROTLI: (input: Uint8Array) => new Uint8Array(brotliDecompressSync(input)),
+}
+
+/** Values as the columnar builder takes them: timestamps stay integers in their own unit. */
+const parsers = {
+  timestampFromMilliseconds: (v: bigint) => ({ unit: 'ms', v: BigInt(v) }),
+  timestampFromMicroseconds: (v: bigint) => ({ unit: 'us', v: BigInt(v) }),
+  timestampFromNanoseconds: (v: bigint) => ({ unit: 'ns', v: BigInt(v) }),
+  dateFromDays: (d: number) => d,
+  uuidFromBytes: (b: Uint8Array) => b,
+}
+
+const SCALE: Record<string, bigint> = { ms: 1_000_000n, us: 1_000n, ns: 1n }
+
+function timestamp(path: string, targetNanosPer: bigint): Convert {
+  return (v) => {
+    if (typeof v === 'bigint') return v // INT64 without a logical type: already in the column's unit
+    const t = v as { unit?: string; v?: bigint }
+    const scale = t?.unit === undefined ? undefined : SCALE[t.unit]
+    if (scale === undefined || typeof t.v !== 'bigint') throw new CompactionUnsupportedError(`column ${path}: cannot read timestamp value ${String(v)}`)
+    const nanos = t.v * scale
+    if (nanos % targetNanosPer !== 0n) throw new CompactionUnsupportedError(`column ${path}: timestamp ${t.v}${t.unit} does not fit the column's unit exactly`)
+    return nanos / targetNanosPer
+  }
+}
+
+function primitive(type: string, path: string): Convert {
+  switch (type) {
+    case 'boolean':
+    case 'int':
+    case 'date':
+    case 'float':
+    case 'double':
+    case 'string':
+      return (v) => v
+    case 'long':
+    case 'time':
+      return (v) => (typeof v === 'number' ? BigInt(v) : v)
+    case 'timestamp':
+    case 'timestamptz':
+      return timestamp(path, 1_000n)
+    case 'timestamp_ns':
+    case 'timestamptz_ns':
+      return timestamp(path, 1n)
+    case 'uuid':
+    case 'binary':
+      return (v) => (typeof v === 'string' ? new TextEncoder().encode(v) : v)
+  }
+  if (type.startsWith('fixed[')) return (v) => v
+  throw new CompactionUnsupportedError(`column ${path}: type ${type} cannot be read back exactly for compaction`)
+}
+
+const childById = (node: Tree, id: number): Tree | undefined => node.children.find((c) => c.element.field_id === id)
+
+function compile(type: IcebergType, node: Tree, path: string): Convert {
+  if (isStruct(type)) return struct(type, node, path)
+  if (isList(type)) {
+    const element = node.children[0]?.children[0] ?? node.children[0]
+    if (!element) throw new CompactionUnsupportedError(`column ${path}: list without an element in the file`)
+    const conv = compile(type.element, element, `${path}.element`)
+    return (v) => (Array.isArray(v) ? v.map((e) => (e === null || e === undefined ? null : conv(e))) : v)
+  }
+  if (isMap(type)) {
+    if (type.key !== 'string') throw new CompactionUnsupportedError(`column ${path}: map keys of type ${JSON.stringify(type.key)} are not read back exactly`)
+    const kv = node.children[0]
+    const valueNode = kv?.children[1]
+    if (!valueNode) throw new CompactionUnsupportedError(`column ${path}: map without values in the file`)
+    const conv = compile(type.value, valueNode, `${path}.value`)
+    return (v) => {
+      if (v === null || v === undefined) return null
+      const entries = v instanceof Map ? [...v.entries()] : Object.entries(v as Record<string, unknown>)
+      return new Map(entries.map(([k, x]) => [k, x === null || x === undefined ? null : conv(x)]))
+    }
+  }
+  return primitive(type, path)
+}
+
+function struct(type: StructType, node: Tree, path: string): Convert {
+  const fields = type.fields.map((f) => {
+    const child = childById(node, f.id)
+    const p = path ? `${path}.${f.name}` : f.name
+    if (!child) {
+      if (f.required) throw new CompactionUnsupportedError(`column ${p}: required but missing from a file written before it was added`)
+      return { name: f.name, source: undefined, conv: undefined }
+    }
+    return { name: f.name, source: child.element.name, conv: compile(f.type, child, p) }
+  })
+  return (v) => {
+    if (v === null || v === undefined) return null
+    const rec = v as Record<string, unknown>
+    const out: Row = {}
+    for (const f of fields) {
+      const x = f.source === undefined ? null : rec[f.source]
+      out[f.name] = x === null || x === undefined ? null : f.conv!(x)
+    }
+    return out
+  }
+}
+
+export interface RowSource {
+  metadata: FileMetaData
+  rows: number
+  /** Average uncompressed bytes per row (sizes chunks). */
+  rowBytes: number
+  /** Rows [start, end) as current-schema rows. */
+  read(start: number, end: number): Promise<Row[]>
+}
+
+/** Opens one data file's bytes for chunked reading into `schema`. */
+export function openRows(bytes: Uint8Array, schema: StructType, what: string): RowSource {
+  const file = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer
+  const metadata = parquetMetadata(file)
+  const root = parquetSchema(metadata)
+  const conv = struct(schema, root, '')
+  const rows = Number(metadata.num_rows)
+  const uncompressed = metadata.row_groups.reduce((a, rg) => a + Number(rg.total_byte_size), 0)
+  return {
+    metadata,
+    rows,
+    rowBytes: rows > 0 ? Math.max(1, uncompressed / rows) : 1,
+    async read(start, end) {
+      const raw = await parquetReadObjects({ file, metadata, rowStart: start, rowEnd: end, utf8: false, parsers: parsers as never, compressors: compressors as never })
+      if (raw.length !== end - start) throw new IcebergError(`${what}: read ${raw.length} rows for [${start}, ${end})`)
+      return raw.map((r) => conv(r) as Row)
+    },
+  }
+}

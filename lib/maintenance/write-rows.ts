@@ -1,0 +1,84 @@
+/**
+ * Writing one Parquet file from a stream of row chunks, for compaction, through the writer's own
+ * columnar path (lib/writer/columnar: the Arrow builder, its leaf statistics and `columnMetrics`),
+ * so a compacted file has the same encoding, field ids and column metrics a writer's file has.
+ * The difference: rows arrive in chunks and parquet-wasm's streaming writer
+ * (`transformParquetStream`) turns each chunk into row groups as it comes, so memory holds one
+ * chunk of rows plus the encoded output, never all the file's rows. Leaf statistics are merged
+ * across chunks (counts add up, min/max compare in Iceberg's order) before metrics are computed.
+ */
+import * as arrow from 'apache-arrow'
+import { parquetMetadata } from 'hyparquet'
+import { Table as WasmTable, transformParquetStream, WriterPropertiesBuilder } from 'parquet-wasm/node'
+import type { StructType } from '../schema/types.js'
+import type { EncodedChunk } from '../writer/files.js'
+import { columnMetrics, compileArrowBuilder, compressionOf, metricsModes, type LeafStats, type Row } from '../writer/columnar/index.js'
+
+function compare(a: unknown, b: unknown): number {
+  if (typeof a === 'string' && typeof b === 'string') return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'))
+  if (a instanceof Uint8Array && b instanceof Uint8Array) return Buffer.compare(a, b)
+  if (typeof a === 'boolean' && typeof b === 'boolean') return Number(a) - Number(b)
+  return (a as number | bigint) < (b as number | bigint) ? -1 : (a as number | bigint) > (b as number | bigint) ? 1 : 0
+}
+
+/** Folds one chunk's leaf statistics into the running totals. */
+export function mergeStats(into: Map<number, LeafStats>, chunk: Map<number, LeafStats>): void {
+  for (const [id, s] of chunk) {
+    const t = into.get(id)
+    if (!t) {
+      into.set(id, { ...s })
+      continue
+    }
+    t.valueCount += s.valueCount
+    t.nullCount += s.nullCount
+    if (s.nanCount !== undefined) t.nanCount = (t.nanCount ?? 0) + s.nanCount
+    if (s.min !== undefined && (t.min === undefined || compare(s.min, t.min) < 0)) t.min = s.min
+    if (s.max !== undefined && (t.max === undefined || compare(s.max, t.max) > 0)) t.max = s.max
+  }
+}
+
+export interface StreamWriteOptions {
+  /** Table properties: codec, metrics modes. */
+  properties: Record<string, string>
+  /** Codec when the table sets none (FLOE_PARQUET_COMPRESSION). */
+  compression?: string
+  /** Row groups close at about this many bytes (compaction: FLOE_COMPACT_CHUNK_MB). */
+  rowGroupBytes?: number
+}
+
+/** Encodes the rows of `chunks` as one Parquet file. */
+export async function encodeStreamed(schema: StructType, chunks: AsyncIterable<Row[]>, opts: StreamWriteOptions): Promise<EncodedChunk> {
+  const modes = metricsModes(schema, opts.properties)
+  const bounds = (id: number) => {
+    const kind = modes.get(id)?.kind ?? 'truncate'
+    return kind === 'truncate' || kind === 'full'
+  }
+  const build = compileArrowBuilder(schema, { bounds })
+  const stats = new Map<number, LeafStats>()
+  let recordCount = 0
+  async function* batches() {
+    for await (const rows of chunks) {
+      if (rows.length === 0) continue
+      const { table, stats: chunkStats } = build(rows)
+      mergeStats(stats, chunkStats)
+      recordCount += rows.length
+      yield* WasmTable.fromIPCStream(arrow.tableToIPC(table, 'stream')).recordBatches()
+    }
+  }
+  const props = new WriterPropertiesBuilder()
+    .setCompression(compressionOf(opts.properties['write.parquet.compression-codec'] ?? opts.compression))
+    .setCreatedBy('floe (parquet-wasm, compaction)')
+    .setDictionaryEnabled(false)
+    // Row groups close at about a chunk's bytes, so the writer never buffers a whole file's columns.
+    .setMaxRowGroupBytes(opts.rowGroupBytes ?? 128 * 1024 * 1024)
+    .build()
+  const output = await transformParquetStream(ReadableStream.from(batches()), props)
+  const parts: Uint8Array[] = []
+  for await (const part of output as unknown as AsyncIterable<Uint8Array>) parts.push(part)
+  const joined = Buffer.concat(parts)
+  parts.length = 0
+  const bytes = new Uint8Array(joined.buffer, joined.byteOffset, joined.byteLength)
+  // hyparquet reads the footer from the end of the buffer: no copy of the file for it.
+  const footer = parquetMetadata(joined.byteOffset === 0 && joined.byteLength === joined.buffer.byteLength ? joined.buffer : bytes.slice().buffer)
+  return { bytes, recordCount, metrics: columnMetrics(stats, footer, modes) }
+}
