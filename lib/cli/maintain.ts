@@ -1,14 +1,13 @@
 /** `floe maintain [--compact] [--expire] [--orphans] [--all]`: run table maintenance once, as the maintenance Lambda would, and say what it did. */
 import { parseArgs } from 'node:util'
 import { createCatalog } from '../catalog/index.js'
-import { createClients, destroyClients } from '../clients.js'
-import { loadConfig } from '../config.js'
 import { createControlContext } from '../control/context.js'
 import { ConfigError } from '../errors.js'
 import { createFileIO } from '../io/index.js'
 import { ALL_TASKS, runMaintenance, type MaintenanceRunResult, type MaintenanceTask } from '../maintenance/run.js'
 import type { MaintenanceDeps } from '../maintenance/types.js'
 import type { Command } from './command.js'
+import { openTarget, TARGET_OPTIONS, TARGET_USAGE, type Target } from './target.js'
 
 const SHOWN_PATHS = 20
 
@@ -46,7 +45,7 @@ export function maintenanceRunJson(run: MaintenanceRunResult, dryRun: boolean): 
 }
 
 /** Parse and run against `deps` (tests pass theirs); `out` receives the printed text. */
-export async function maintain(argv: string[], deps: () => MaintenanceDeps, out: (text: string) => void, usage: string): Promise<number> {
+export async function maintain(argv: string[], deps: (target: { dir?: string; stack?: string }) => MaintenanceDeps | Promise<MaintenanceDeps>, out: (text: string) => void, usage: string): Promise<number> {
   const { values } = parseArgs({
     args: argv,
     options: {
@@ -59,6 +58,7 @@ export async function maintain(argv: string[], deps: () => MaintenanceDeps, out:
       'dry-run': { type: 'boolean' },
       json: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
+      ...TARGET_OPTIONS,
     },
     strict: true,
     allowPositionals: false,
@@ -79,7 +79,7 @@ export async function maintain(argv: string[], deps: () => MaintenanceDeps, out:
     olderThanMs = hours * 3_600_000
   }
   const dryRun = values['dry-run'] === true
-  const run = await runMaintenance(deps(), { tables: values.table, olderThanMs, dryRun, tasks })
+  const run = await runMaintenance(await deps({ dir: values.dir, stack: values.stack }), { tables: values.table, olderThanMs, dryRun, tasks })
   out(values.json ? `${JSON.stringify(maintenanceRunJson(run, dryRun), null, 2)}\n` : formatMaintenanceRun(run, dryRun))
   return run.failures > 0 ? 1 : 0
 }
@@ -108,19 +108,20 @@ given ones; spilled lists are then left alone). Exit code 1 if any table failed.
                          committer's longest run (15 minutes) it can delete files still being
                          registered or committed: keep it generous on a live pipeline
   --dry-run              list what would be deleted, delete nothing
-  --json                 print the run's result as JSON (every path)`,
+  --json                 print the run's result as JSON (every path)
+${TARGET_USAGE}`,
   async run(argv) {
-    let clients: ReturnType<typeof createClients> | undefined
-    const deps = (): MaintenanceDeps => {
-      const config = loadConfig(process.env)
-      clients = createClients({ region: config.region, maxAttempts: config.awsMaxAttempts })
+    let target: Target | undefined
+    const deps = async (where: { dir?: string; stack?: string }): Promise<MaintenanceDeps> => {
+      target = await openTarget(where)
+      const { config, clients } = target
       const io = createFileIO(clients)
       return { config, io, catalog: createCatalog(config, clients, io), control: createControlContext(config, clients.doc, io) }
     }
     try {
       return await maintain(argv, deps, (t) => process.stdout.write(t), this.usage)
     } finally {
-      if (clients) destroyClients(clients)
+      await target?.close()
     }
   },
 }
