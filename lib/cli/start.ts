@@ -16,6 +16,7 @@ import { createFileIO } from '../io/index.js'
 import { DEMO_ROUTES, generateDemo } from '../local/demo.js'
 import { LOCAL_CREDENTIALS, LOCAL_REGION, startLocalEndpoints } from '../local/endpoints.js'
 import { KafkaLog } from '../local/kafka-log.js'
+import { KAFKA_USAGE, startFromKafka, takeKafkaArgs } from '../local/kafka-start.js'
 import { ensureBucket, ensureCatalogTable, ensureControlTable } from '../local/init.js'
 import { readInputFile } from '../local/input.js'
 import { resumePositions, runLocalPipeline, type Progress } from '../local/pipeline.js'
@@ -41,15 +42,18 @@ options:
   --batch-size N     records per writer invocation (default 500)
   --serve            keep the endpoints running after the summary (Ctrl-C to stop)
   --quiet            no progress output
-  --json             print the summary as one JSON line at the end (for scripts and tests)`
+  --json             print the summary as one JSON line at the end (for scripts and tests)
+${KAFKA_USAGE}`
 
 export const startCommand: Command = {
   name: 'start',
   summary: 'Run the whole pipeline locally: endpoints, a demo stream (or your records), writer, committer',
   usage: USAGE,
   run: async (argv) => {
+    // The Kafka source's flags live in lib/local/kafka-start.ts; what is left is parsed here.
+    const source = takeKafkaArgs(argv)
     const { values } = parseArgs({
-      args: argv,
+      args: source.argv,
       options: {
         records: { type: 'string', default: '20000' },
         input: { type: 'string' },
@@ -79,13 +83,16 @@ export const startCommand: Command = {
       process.env.AWS_SECRET_ACCESS_KEY ??= LOCAL_CREDENTIALS.secretAccessKey
     }
     const interrupted = () => void endpoints.stop().finally(() => process.exit(130))
-    process.once('SIGINT', interrupted)
+    // --kafka --follow stops on Ctrl-C itself, then settles and prints the summary.
+    if (!source.kafka?.follow) process.once('SIGINT', interrupted)
     try {
       const warehouse = values.s3 ? 's3://floe-local/warehouse' : `file://${dir}/warehouse`
       const config = loadConfig(process.env, {
         FLOE_WAREHOUSE: warehouse,
         FLOE_ROUTES: JSON.stringify(routes),
         ...(process.env.FLOE_COMMIT_BACKOFF_MS ? {} : { FLOE_COMMIT_BACKOFF_MS: '20' }),
+        // Broker offsets are not the simulator's: a Kafka run is its own pipeline (checkpoints, summary key).
+        ...(source.kafka && !process.env.FLOE_PIPELINE ? { FLOE_PIPELINE: 'floe-kafka' } : {}),
       })
       const clients = createClients({ endpoints: { s3: endpoints.s3, dynamodb: endpoints.dynamodb }, region: config.region, maxAttempts: config.awsMaxAttempts })
       const io = createFileIO(clients)
@@ -101,7 +108,9 @@ export const startCommand: Command = {
       const log = new KafkaLog()
       let produced: number
       let poison = 0
-      if (values.input) {
+      if (source.kafka?.brokers) {
+        produced = 0
+      } else if (values.input) {
         produced = readInputFile(values.input, log, positions)
         out(`input: ${produced} records from ${values.input}`)
       } else {
@@ -113,8 +122,15 @@ export const startCommand: Command = {
       }
 
       const progress = values.quiet ? undefined : progressPrinter(out)
-      const result = await runLocalPipeline(config, clients, io, log, positions, { batchSize, onProgress: progress?.update })
-      progress?.done(result)
+      let result: Progress
+      if (source.kafka) {
+        const run = await startFromKafka(source.kafka, { config, clients, io, log, dataDir: dir, batchSize, quiet: values.quiet!, out })
+        produced = run.produced
+        result = run.result
+      } else {
+        result = await runLocalPipeline(config, clients, io, log, positions, { batchSize, onProgress: progress?.update })
+        progress?.done(result)
+      }
       if (!values.s3) await refreshVersionHints(catalog, io, namespaces)
 
       const dead = await countDeadLetters(io, config.dlq, config.pipeline)
