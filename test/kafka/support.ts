@@ -45,6 +45,8 @@ export interface TestPipeline {
   clients: AwsClients
   io: FileIO
   bucket: string
+  /** The FLOE_* settings of this pipeline (for a child process's environment). */
+  settings: Record<string, string>
   /** Table rows of a topic (table named after it): "topic-partition@offset" → count. */
   rows(topic: string): Promise<Map<string, number>>
   deadLetters(topic: string): Promise<Map<string, { count: number; reason: string }>>
@@ -55,7 +57,7 @@ export async function testPipeline(topics: string[], extra: Partial<Record<Setti
   const aws = testAws()
   const [bucket, controlTable, catalogTable] = await Promise.all([createTestBucket('floe-kafka'), createTestControlTable(), createTestCatalogTable()])
   const pipeline = `kafka-${randomUUID().slice(0, 8)}`
-  const config = loadConfig(process.env, {
+  const settings: Partial<Record<SettingName, string>> = {
     FLOE_PIPELINE: pipeline,
     FLOE_WAREHOUSE: `s3://${bucket}/warehouse`,
     FLOE_DLQ: `s3://${bucket}/dead-letters`,
@@ -70,14 +72,18 @@ export async function testPipeline(topics: string[], extra: Partial<Record<Setti
       tableDefaults: { kafkaMetadata: ['topic', 'partition', 'offset'] },
       ...routes,
     }),
+    // A committer killed while holding a lease must not block the next one for long.
+    FLOE_LEASE_TTL_SECONDS: '3',
     ...extra,
-  })
+  }
+  const config = loadConfig(process.env, settings)
   const clients = createClients({ endpoints: aws.endpoints, maxAttempts: 3 })
   return {
     config,
     clients,
     io: createFileIO(clients),
     bucket,
+    settings: settings as Record<string, string>,
     rows: async (topic) => (await readTable(aws.ddb, aws.s3, catalogTable, NAMESPACE, topic.toLowerCase()))?.rows ?? new Map(),
     deadLetters: (topic) => readDeadLetters(aws.s3, `s3://${bucket}/dead-letters/${encodeURIComponent(pipeline)}/${encodeURIComponent(topic)}`),
     checkpoints: (partitions) => readCheckpoints(aws.ddb, controlTable, pipeline, partitions),
