@@ -31,7 +31,7 @@ export function defaultGroupId(config: FloeConfig): string {
 
 export async function runKafkaPipeline(config: FloeConfig, clients: AwsClients, io: FileIO, opts: KafkaRunOptions): Promise<Progress & { poller: PollerStats }> {
   let poller: KafkaPoller | undefined
-  let stats: PollerStats = { delivered: 0, batches: 0, failedBatches: 0, lag: 0, recordsPerSecond: 0 }
+  let stats: PollerStats = { delivered: 0, batches: 0, failedBatches: 0, lag: 0, recordsPerSecond: 0, joins: 0, failedGroupCommits: 0 }
   const progress = await runWithHandlers(
     config,
     clients,

@@ -43,6 +43,9 @@ export interface PollerStats {
   lag: number
   /** Over the last 5 s. */
   recordsPerSecond: number
+  /** Times the consumer (re)joined its group, and consumer-group commits that failed (the writer's checkpoints cover them). */
+  joins: number
+  failedGroupCommits: number
 }
 
 const MSK_ARN = 'arn:aws:kafka:us-east-1:000000000000:cluster/local/00000000-0000-0000-0000-000000000000-1'
@@ -62,7 +65,7 @@ export class KafkaPoller {
   private readonly seen = new Map<string, bigint>()
   private readonly highWatermarks = new Map<string, bigint>()
   private readonly samples: { at: number; delivered: number }[] = []
-  private readonly stats_ = { delivered: 0, batches: 0, failedBatches: 0 }
+  private readonly stats_ = { delivered: 0, batches: 0, failedBatches: 0, joins: 0, failedGroupCommits: 0 }
   private readonly o: Required<Omit<KafkaPollerOptions, 'beforeCommit' | 'onBatch'>> & Pick<KafkaPollerOptions, 'beforeCommit' | 'onBatch'>
 
   constructor(opts: KafkaPollerOptions) {
@@ -79,6 +82,7 @@ export class KafkaPoller {
   }
 
   async start(): Promise<void> {
+    this.consumer.on(this.consumer.events.GROUP_JOIN, () => void this.stats_.joins++)
     await this.consumer.connect()
     await this.consumer.subscribe({ topics: this.o.topics, fromBeginning: true })
     await this.consumer.run({ autoCommit: false, eachBatchAutoResolve: false, partitionsConsumedConcurrently: 1, eachBatch: (p) => this.onFetch(p) })
@@ -178,6 +182,8 @@ export class KafkaPoller {
     clearTimeout(this.timer)
     this.timer = undefined
     this.inFlight = batch.length
+    // A slow invocation must not cost the group membership (kafkajs heartbeats only between fetches).
+    const beat = setInterval(() => void this.heartbeat?.().catch(() => undefined), 1_000)
     try {
       for (let attempt = 1; ; attempt++) {
         if (this.stopping) return
@@ -195,10 +201,17 @@ export class KafkaPoller {
         }
       }
       await this.o.beforeCommit?.(batch)
-      await this.consumer.commitOffsets(nextOffsets(batch))
       this.stats_.delivered += batch.length
+      try {
+        await this.consumer.commitOffsets(nextOffsets(batch))
+      } catch {
+        // A rebalance took the partitions away: the group's offsets lag, the next owner gets
+        // these records again and the writer's checkpoints drop them.
+        this.stats_.failedGroupCommits++
+      }
       this.o.onBatch?.({ records: batch.length, attempt: 0, ok: true, closedBy })
     } finally {
+      clearInterval(beat)
       this.inFlight = 0
     }
   }

@@ -138,7 +138,7 @@ function kafkaProgress(out: (line: string) => void) {
   const tty = process.stdout.isTTY === true
   let last = 0
   const line = (p: Progress, s: PollerStats) =>
-    `${s.delivered.toLocaleString('en-US')} records · ${s.recordsPerSecond.toLocaleString('en-US')} rec/s · lag ${s.lag.toLocaleString('en-US')} · ${p.batches} batches · ${p.files} files · ${p.commits} commits · ${p.deadLetters} dead letters`
+    `${s.delivered.toLocaleString('en-US')} records · ${s.recordsPerSecond.toLocaleString('en-US')} rec/s · lag ${s.lag.toLocaleString('en-US')} · ${p.batches} batches · ${p.files} files · ${p.commits} commits · ${p.deadLetters} dead letters${s.joins > 1 ? ` · ${s.joins - 1} rebalances` : ''}`
   return {
     update: (p: Progress, s: PollerStats) => {
       if (tty) process.stdout.write(`\r${line(p, s)}\u001b[K`)
