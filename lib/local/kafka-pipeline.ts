@@ -22,6 +22,8 @@ export interface KafkaRunOptions {
   signal?: AbortSignal
   commitEveryMs?: number
   beforeCommit?: KafkaPollerOptions['beforeCommit']
+  /** Runs once the poller has started (e.g. a producer writing while the pipeline runs); without `follow`, the run catches up after it. */
+  alongside?: (poller: KafkaPoller) => Promise<void>
   onProgress?: (p: Progress, poller: PollerStats) => void
 }
 
@@ -56,6 +58,7 @@ export async function runKafkaPipeline(config: FloeConfig, clients: AwsClients, 
       })
       await poller.start()
       try {
+        await opts.alongside?.(poller)
         if (opts.follow) await aborted(opts.signal)
         else await poller.caughtUp()
       } finally {

@@ -74,8 +74,9 @@ export class KafkaPoller {
       groupId: opts.groupId,
       readUncommitted: false,
       allowAutoTopicCreation: false,
-      // A restarted poller rejoins the group once the killed member's session expired.
-      sessionTimeout: 10_000,
+      // A restarted poller rejoins the group once the killed member's session expired; a slow
+      // invocation keeps its membership by heartbeats during delivery (deliver()).
+      sessionTimeout: 20_000,
       heartbeatInterval: 1_000,
       maxWaitTimeInMs: Math.min(500, Math.max(50, this.o.batchingWindowMs)),
     })

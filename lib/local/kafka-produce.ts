@@ -25,32 +25,45 @@ export async function ensureTopics(admin: Admin, topics: Map<string, number>, co
   if (grow.length > 0) await admin.createPartitions({ topicPartitions: grow })
 }
 
-/** Produce every record of `log` (per partition, in offset order). Returns how many were acknowledged. */
-export async function produceLog(connection: KafkaConnection, log: KafkaLog, opts: { chunk?: number } = {}): Promise<number> {
+/** The topics of a log, with how many partitions each needs. */
+export function topicsOf(log: KafkaLog): Map<string, number> {
+  const partitions = new Map<string, number>()
+  for (const key of log.partitionKeys()) {
+    const r = log.records(key)[0]
+    if (r) partitions.set(r.topic, Math.max(partitions.get(r.topic) ?? 0, r.partition + 1))
+  }
+  return partitions
+}
+
+/** Every record of a log in the order it was generated (timestamp order; offset order within a partition). */
+export function inTimeOrder(log: KafkaLog): LogRecord[] {
+  return log.partitionKeys().flatMap((key) => [...log.records(key)]).sort((a, b) => a.timestamp - b.timestamp)
+}
+
+/**
+ * A producer for a log's records: `send` produces records in the order given (one request per
+ * topic and chunk); `close` disconnects. Topics are created first when missing.
+ */
+export async function logProducer(connection: KafkaConnection, topics: Map<string, number>): Promise<{ send(records: readonly LogRecord[]): Promise<number>; close(): Promise<void> }> {
   const kafka = kafkaClient(connection)
   const admin = kafka.admin()
   const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false })
   await Promise.all([admin.connect(), producer.connect()])
   try {
-    const partitions = new Map<string, number>()
-    const lists = log.partitionKeys().map((key) => log.records(key))
-    for (const list of lists) {
-      const r = list[0]
-      if (r) partitions.set(r.topic, Math.max(partitions.get(r.topic) ?? 0, r.partition + 1))
-    }
-    await ensureTopics(admin, partitions)
-    let sent = 0
-    const chunk = opts.chunk ?? 1_000
-    for (const list of lists) {
-      for (let i = 0; i < list.length; i += chunk) {
-        const part = list.slice(i, i + chunk)
-        await producer.send({ topic: part[0]!.topic, acks: -1, messages: part.map(toMessage) })
-        sent += part.length
-      }
-    }
-    return sent
+    await ensureTopics(admin, topics)
   } finally {
-    await Promise.all([producer.disconnect(), admin.disconnect()])
+    await admin.disconnect()
+  }
+  return {
+    send: async (records) => {
+      const byTopic = new Map<string, LogRecord[]>()
+      for (const r of records) byTopic.set(r.topic, [...(byTopic.get(r.topic) ?? []), r])
+      for (const [topic, list] of byTopic) {
+        for (let i = 0; i < list.length; i += 1_000) await producer.send({ topic, acks: -1, messages: list.slice(i, i + 1_000).map(toMessage) })
+      }
+      return records.length
+    },
+    close: () => producer.disconnect(),
   }
 }
 

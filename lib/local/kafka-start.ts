@@ -11,10 +11,10 @@ import { ConfigError } from '../errors.js'
 import type { FileIO } from '../io/types.js'
 import { startKafkaBroker } from './kafka-broker.js'
 import { connectionFrom, parseBrokers, type KafkaConnection } from './kafka-client.js'
-import type { KafkaLog } from './kafka-log.js'
+import type { KafkaLog, LogRecord } from './kafka-log.js'
 import { defaultGroupId, runKafkaPipeline } from './kafka-pipeline.js'
-import type { PollerStats } from './kafka-poller.js'
-import { produceLog } from './kafka-produce.js'
+import type { KafkaPoller, PollerStats } from './kafka-poller.js'
+import { inTimeOrder, logProducer, topicsOf } from './kafka-produce.js'
 import type { Progress } from './pipeline.js'
 
 export const KAFKA_USAGE = `
@@ -99,11 +99,20 @@ export async function startFromKafka(opts: KafkaStartOptions, ctx: KafkaStartCon
     const connection: KafkaConnection = broker ? { brokers: [broker.bootstrap] } : connectionFrom(opts.brokers!, opts.flags, ctx.config.localKafka)
     let produced = 0
     let topics = opts.topics
+    let alongside: ((poller: KafkaPoller) => Promise<void>) | undefined
     if (broker) {
       ctx.out(`kafka: local broker ${broker.bootstrap} (Kafka 4, KRaft), log in ${ctx.dataDir}/kafka`)
-      produced = await produceLog(connection, ctx.log)
-      topics ??= [...new Set(ctx.log.partitionKeys().map((k) => ctx.log.records(k)[0]!.topic))]
-      ctx.out(`kafka: produced ${produced} records into ${topics.join(', ')}`)
+      const partitions = topicsOf(ctx.log)
+      topics ??= [...partitions.keys()]
+      const producer = await logProducer(connection, partitions)
+      alongside = async (poller) => {
+        try {
+          produced = await produceWhileRunning(producer, inTimeOrder(ctx.log), ctx.batchSize, poller)
+          ctx.out(`kafka: produced ${produced} records into ${topics!.join(', ')}`)
+        } finally {
+          await producer.close()
+        }
+      }
     }
     if (!topics?.length) throw new ConfigError('--topics', 'name the topics to read from your broker (--topics a,b)')
     const groupId = defaultGroupId(ctx.config)
@@ -121,6 +130,7 @@ export async function startFromKafka(opts: KafkaStartOptions, ctx: KafkaStartCon
         eventShape: opts.eventShape,
         follow: opts.follow,
         signal: abort.signal,
+        alongside,
         onProgress: printer?.update,
       })
       printer?.done(result, result.poller)
@@ -131,6 +141,18 @@ export async function startFromKafka(opts: KafkaStartOptions, ctx: KafkaStartCon
   } finally {
     await broker?.stop()
   }
+}
+
+/**
+ * The demo is produced as a stream is: its first batch's worth, and the rest once the writer
+ * has taken that batch. Tables are created from the first batch's records (as with the
+ * simulator); the poison records of the demo's second half must not be among them.
+ */
+async function produceWhileRunning(producer: Awaited<ReturnType<typeof logProducer>>, records: LogRecord[], batchSize: number, poller: KafkaPoller): Promise<number> {
+  let sent = await producer.send(records.slice(0, batchSize))
+  for (let i = 0; i < 1_200 && poller.stats().delivered === 0 && sent < records.length; i++) await new Promise((r) => setTimeout(r, 100))
+  sent += await producer.send(records.slice(batchSize))
+  return sent
 }
 
 /** One line: records delivered, records/s over the last seconds, lag to the high watermarks. */
