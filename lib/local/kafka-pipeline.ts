@@ -34,7 +34,7 @@ export function defaultGroupId(config: FloeConfig): string {
 export async function runKafkaPipeline(config: FloeConfig, clients: AwsClients, io: FileIO, opts: KafkaRunOptions): Promise<Progress & { poller: PollerStats }> {
   let poller: KafkaPoller | undefined
   let stats: PollerStats = { delivered: 0, batches: 0, failedBatches: 0, lag: 0, recordsPerSecond: 0, joins: 0, failedGroupCommits: 0 }
-  const progress = await runWithHandlers(
+  const result = await runWithHandlers(
     config,
     clients,
     io,
@@ -68,7 +68,7 @@ export async function runKafkaPipeline(config: FloeConfig, clients: AwsClients, 
       progress.total = progress.delivered
     },
   )
-  return { ...progress, poller: stats }
+  return { ...result, poller: stats }
 }
 
 function aborted(signal: AbortSignal | undefined): Promise<void> {

@@ -65,7 +65,7 @@ export class KafkaPoller {
   private readonly seen = new Map<string, bigint>()
   private readonly highWatermarks = new Map<string, bigint>()
   private readonly samples: { at: number; delivered: number }[] = []
-  private readonly stats_ = { delivered: 0, batches: 0, failedBatches: 0, joins: 0, failedGroupCommits: 0 }
+  private readonly counts = { delivered: 0, batches: 0, failedBatches: 0, joins: 0, failedGroupCommits: 0 }
   private readonly o: Required<Omit<KafkaPollerOptions, 'beforeCommit' | 'onBatch'>> & Pick<KafkaPollerOptions, 'beforeCommit' | 'onBatch'>
 
   constructor(opts: KafkaPollerOptions) {
@@ -83,7 +83,7 @@ export class KafkaPoller {
   }
 
   async start(): Promise<void> {
-    this.consumer.on(this.consumer.events.GROUP_JOIN, () => void this.stats_.joins++)
+    this.consumer.on(this.consumer.events.GROUP_JOIN, () => void this.counts.joins++)
     await this.consumer.connect()
     await this.consumer.subscribe({ topics: this.o.topics, fromBeginning: true })
     await this.consumer.run({ autoCommit: false, eachBatchAutoResolve: false, partitionsConsumedConcurrently: 1, eachBatch: (p) => this.onFetch(p) })
@@ -103,11 +103,11 @@ export class KafkaPoller {
       if (hw > seen) lag += Number(hw - seen)
     }
     const now = Date.now()
-    this.samples.push({ at: now, delivered: this.stats_.delivered })
+    this.samples.push({ at: now, delivered: this.counts.delivered })
     while (this.samples.length > 2 && this.samples[0]!.at < now - 5_000) this.samples.shift()
     const first = this.samples[0]!
-    const rate = now > first.at ? ((this.stats_.delivered - first.delivered) * 1000) / (now - first.at) : 0
-    return { ...this.stats_, lag, recordsPerSecond: Math.round(rate) }
+    const rate = now > first.at ? ((this.counts.delivered - first.delivered) * 1000) / (now - first.at) : 0
+    return { ...this.counts, lag, recordsPerSecond: Math.round(rate) }
   }
 
   /**
@@ -190,11 +190,11 @@ export class KafkaPoller {
         if (this.stopping) return
         try {
           await this.o.invoke(this.event(batch))
-          this.stats_.batches++
+          this.counts.batches++
           break
         } catch (error) {
-          this.stats_.batches++
-          this.stats_.failedBatches++
+          this.counts.batches++
+          this.counts.failedBatches++
           this.o.onBatch?.({ records: batch.length, attempt, ok: false, error, closedBy })
           if (this.o.maxRetries >= 0 && attempt > this.o.maxRetries) break
           await sleep(Math.min(30_000, this.o.retryBackoffMs * 2 ** (attempt - 1)))
@@ -202,13 +202,13 @@ export class KafkaPoller {
         }
       }
       await this.o.beforeCommit?.(batch)
-      this.stats_.delivered += batch.length
+      this.counts.delivered += batch.length
       try {
         await this.consumer.commitOffsets(nextOffsets(batch))
       } catch {
         // A rebalance took the partitions away: the group's offsets lag, the next owner gets
         // these records again and the writer's checkpoints drop them.
-        this.stats_.failedGroupCommits++
+        this.counts.failedGroupCommits++
       }
       this.o.onBatch?.({ records: batch.length, attempt: 0, ok: true, closedBy })
     } finally {

@@ -94,6 +94,18 @@ export interface KafkaStartContext {
 
 /** Run the pipeline from Kafka; returns what was produced (local broker) and the run's progress. */
 export async function startFromKafka(opts: KafkaStartOptions, ctx: KafkaStartContext): Promise<{ produced: number; result: Progress }> {
+  // --follow ends on Ctrl-C, also one pressed while the broker starts: settle, then the summary.
+  const abort = new AbortController()
+  const onSigint = () => abort.abort()
+  if (opts.follow) process.once('SIGINT', onSigint)
+  try {
+    return await runFrom(opts, ctx, abort.signal)
+  } finally {
+    process.off('SIGINT', onSigint)
+  }
+}
+
+async function runFrom(opts: KafkaStartOptions, ctx: KafkaStartContext, signal: AbortSignal): Promise<{ produced: number; result: Progress }> {
   const broker = opts.brokers ? undefined : await startKafkaBroker({ dataDir: ctx.dataDir, heapMb: ctx.config.localKafka.brokerHeapMb })
   try {
     const connection: KafkaConnection = broker ? { brokers: [broker.bootstrap] } : connectionFrom(opts.brokers!, opts.flags, ctx.config.localKafka)
@@ -117,27 +129,20 @@ export async function startFromKafka(opts: KafkaStartOptions, ctx: KafkaStartCon
     if (!topics?.length) throw new ConfigError('--topics', 'name the topics to read from your broker (--topics a,b)')
     const groupId = defaultGroupId(ctx.config)
     ctx.out(`kafka: consumer group ${groupId} reading ${topics.join(', ')} from ${connection.brokers.join(',')}${opts.follow ? ' (following; Ctrl-C to stop)' : ''}`)
-    const abort = new AbortController()
-    const onSigint = () => abort.abort()
-    if (opts.follow) process.once('SIGINT', onSigint)
     const printer = ctx.quiet ? undefined : kafkaProgress(ctx.out)
-    try {
-      const result = await runKafkaPipeline(ctx.config, ctx.clients, ctx.io, {
-        connection,
-        topics,
-        groupId,
-        batchSize: ctx.batchSize,
-        eventShape: opts.eventShape,
-        follow: opts.follow,
-        signal: abort.signal,
-        alongside,
-        onProgress: printer?.update,
-      })
-      printer?.done(result, result.poller)
-      return { produced: broker ? produced : result.delivered, result }
-    } finally {
-      process.off('SIGINT', onSigint)
-    }
+    const result = await runKafkaPipeline(ctx.config, ctx.clients, ctx.io, {
+      connection,
+      topics,
+      groupId,
+      batchSize: ctx.batchSize,
+      eventShape: opts.eventShape,
+      follow: opts.follow,
+      signal,
+      alongside,
+      onProgress: printer?.update,
+    })
+    printer?.done(result, result.poller)
+    return { produced: broker ? produced : result.delivered, result }
   } finally {
     await broker?.stop()
   }
