@@ -34,7 +34,7 @@ options:
                      line with topic, partition, offset (optional), timestamp, key, value (JSON
                      value or string), headers ({name: value})
   --routes FILE      FLOE_ROUTES as a JSON file (default: the demo routes, or one table per topic
-                     with --input)
+                     with --input or --kafka HOST:PORT)
   --dir DIR          local state (default ./floe-local)
   --s3               warehouse in the embedded S3 server instead of the local filesystem
   --reset            delete the local state first
@@ -72,7 +72,7 @@ export const startCommand: Command = {
     const batchSize = positiveInt('--batch-size', values['batch-size']!)
     const dir = resolve(values.dir!)
     if (values.reset) rmSync(dir, { recursive: true, force: true })
-    const routes = loadRoutes(values.routes, values.input !== undefined)
+    const routes = loadRoutes(values.routes, values.input !== undefined || source.kafka?.brokers !== undefined)
     const out = (line: string) => process.stdout.write(`${line}\n`)
 
     out(`floe start: local state in ${dir}`)
