@@ -6,7 +6,8 @@
  * - records of a partition are delivered in offset order, one batch in flight at a time;
  * - read_committed, as the mapping reads: aborted transactions and transaction markers never
  *   reach the handler, so offsets in a batch have gaps;
- * - a failed batch is retried (with backoff, forever by default, like MSK's mapping) and the
+ * - a failed batch is retried with backoff until it succeeds (MSK's default: there is no
+ *   on-failure destination locally, so giving up would lose it), and the
  *   consumer group's offsets are committed only after the handler succeeded.
  * The group's offsets may lag behind what the writer registered (a crash between the two):
  * the writer's own checkpoints drop what was already registered, as in production.
@@ -28,8 +29,6 @@ export interface KafkaPollerOptions {
   maxPayloadBytes?: number
   /** First backoff after a failed invocation; doubles per attempt up to 30 s. */
   retryBackoffMs?: number
-  /** Attempts per batch before giving up on it (-1 = forever, the MSK default). */
-  maxRetries?: number
   /** Runs after a successful invocation, before the group's offsets are committed (tests kill the process here). */
   beforeCommit?: (batch: readonly LogRecord[]) => Promise<void> | void
   onBatch?: (o: BatchOutcome) => void
@@ -69,7 +68,7 @@ export class KafkaPoller {
   private readonly o: Required<Omit<KafkaPollerOptions, 'beforeCommit' | 'onBatch'>> & Pick<KafkaPollerOptions, 'beforeCommit' | 'onBatch'>
 
   constructor(opts: KafkaPollerOptions) {
-    this.o = { eventShape: 'self-managed', batchSize: 100, batchingWindowMs: 500, maxPayloadBytes: MAX_PAYLOAD_BYTES, retryBackoffMs: 500, maxRetries: -1, ...opts }
+    this.o = { eventShape: 'self-managed', batchSize: 100, batchingWindowMs: 500, maxPayloadBytes: MAX_PAYLOAD_BYTES, retryBackoffMs: 500, ...opts }
     this.consumer = kafkaClient(opts.connection).consumer({
       groupId: opts.groupId,
       readUncommitted: false,
@@ -196,7 +195,6 @@ export class KafkaPoller {
           this.counts.batches++
           this.counts.failedBatches++
           this.o.onBatch?.({ records: batch.length, attempt, ok: false, error, closedBy })
-          if (this.o.maxRetries >= 0 && attempt > this.o.maxRetries) break
           await sleep(Math.min(30_000, this.o.retryBackoffMs * 2 ** (attempt - 1)))
           await this.heartbeat?.().catch(() => undefined)
         }
