@@ -3,8 +3,8 @@ import { configDefaults, defineConfig } from 'vitest/config'
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    // test/kafka needs a real Kafka broker: `npm run test:kafka` (vitest.kafka.config.ts).
-    exclude: [...configDefaults.exclude, 'test/kafka/**'],
+    // test/kafka-broker needs a real Kafka broker: `npm run test:kafka` (vitest.kafka.config.ts).
+    exclude: [...configDefaults.exclude, 'test/kafka-broker/**'],
     globalSetup: ['test/setup/global.ts'],
     reporters: ['default', './test/setup/summary-reporter.ts'],
     testTimeout: 60_000,

@@ -30,10 +30,10 @@ function expectExactlyOnce(rows: Map<string, number>, expected: Iterable<string>
   expect(twice).toEqual([])
 }
 
-/** Runs test/kafka/poller-child.ts; resolves with how it ended and what it printed. */
+/** Runs test/kafka-broker/poller-child.ts; resolves with how it ended and what it printed. */
 function child(p: TestPipeline, args: Record<string, unknown>, opts: { killWhen?: (line: string) => boolean; killDelayMs?: number } = {}): Promise<{ signal: NodeJS.Signals | null; code: number | null; out: string }> {
   return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, ['--import', 'tsx', 'test/kafka/poller-child.ts', JSON.stringify(args)], { env: { ...process.env, ...p.settings }, stdio: ['ignore', 'pipe', 'pipe'] })
+    const proc = spawn(process.execPath, ['--import', 'tsx', 'test/kafka-broker/poller-child.ts', JSON.stringify(args)], { env: { ...process.env, ...p.settings }, stdio: ['ignore', 'pipe', 'pipe'] })
     let out = ''
     let killing = false
     proc.stdout.on('data', (chunk: Buffer) => {
