@@ -1,8 +1,10 @@
-import { defineConfig } from 'vitest/config'
+import { configDefaults, defineConfig } from 'vitest/config'
 
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // test/kafka-broker needs a real Kafka broker: `npm run test:kafka` (vitest.kafka.config.ts).
+    exclude: [...configDefaults.exclude, 'test/kafka-broker/**'],
     globalSetup: ['test/setup/global.ts'],
     reporters: ['default', './test/setup/summary-reporter.ts'],
     testTimeout: 60_000,

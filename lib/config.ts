@@ -244,6 +244,24 @@ export const SETTINGS = {
    * segments (docs/writer.md), so the limit is about cost, not atomicity.
    */
   FLOE_MAX_TABLES_PER_BATCH: int(200, 1, 10_000),
+  /** Local runs from a Kafka broker (`floe start --kafka`): SASL mechanism for the user's broker. */
+  FLOE_KAFKA_SASL_MECHANISM: z.enum(['plain', 'scram-sha-256', 'scram-sha-512']).optional(),
+  /** Local runs: SASL username. */
+  FLOE_KAFKA_SASL_USERNAME: z.string().min(1).optional(),
+  /** Local runs: SASL password. */
+  FLOE_KAFKA_SASL_PASSWORD: z.string().min(1).optional(),
+  /** Local runs: connect to the user's broker over TLS. */
+  FLOE_KAFKA_TLS: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
+  /** Local runs: PEM file of the CA that signed the brokers' certificates (implies TLS). */
+  FLOE_KAFKA_TLS_CA_FILE: z.string().min(1).optional(),
+  /** Local runs: consumer group of the Kafka poller; default `floe-<pipeline>`, as the CDK stack names it. */
+  FLOE_KAFKA_GROUP_ID: z.string().regex(/^[a-zA-Z0-9\-/*:_+=.@]{1,150}$/, 'at most 150 of [a-zA-Z0-9-/*:_+=.@]').optional(),
+  /** Local runs: the Kafka poller's batching window (MaximumBatchingWindowInSeconds, in ms). */
+  FLOE_KAFKA_BATCHING_WINDOW_MS: int(500, 0, 300_000),
+  /** Local runs: first backoff before a failed batch is retried; doubles up to 30 s. */
+  FLOE_KAFKA_RETRY_BACKOFF_MS: int(500, 10, 30_000),
+  /** Local runs: JVM heap of the local Kafka broker. */
+  FLOE_KAFKA_BROKER_HEAP_MB: int(512, 128, 8_192),
   /** Test-only: Glue database for the live Glue catalog test; ignored at run time. */
   FLOE_LIVE_GLUE_DATABASE: z.string().min(1).optional(),
 } as const
@@ -285,6 +303,20 @@ export interface FloeConfig {
   /** What one record may contain (FLOE_MAX_*): beyond any of them it is a dead letter. */
   limits: RecordLimits
   region?: string
+  /** `floe start --kafka` only: the poller's connection and batching (FLOE_KAFKA_*). */
+  localKafka: LocalKafkaSettings
+}
+
+export interface LocalKafkaSettings {
+  saslMechanism?: 'plain' | 'scram-sha-256' | 'scram-sha-512'
+  saslUsername?: string
+  saslPassword?: string
+  tls: boolean
+  tlsCaFile?: string
+  groupId?: string
+  batchingWindowMs: number
+  retryBackoffMs: number
+  brokerHeapMb: number
 }
 
 /** The FLOE_MAX_* limits on what one record may contain and reach. */
@@ -383,6 +415,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       maxTablesPerBatch: p.FLOE_MAX_TABLES_PER_BATCH,
     },
     region: env.AWS_REGION ?? env.AWS_DEFAULT_REGION,
+    localKafka: {
+      saslMechanism: p.FLOE_KAFKA_SASL_MECHANISM,
+      saslUsername: p.FLOE_KAFKA_SASL_USERNAME,
+      saslPassword: p.FLOE_KAFKA_SASL_PASSWORD,
+      tls: p.FLOE_KAFKA_TLS,
+      tlsCaFile: p.FLOE_KAFKA_TLS_CA_FILE,
+      groupId: p.FLOE_KAFKA_GROUP_ID,
+      batchingWindowMs: p.FLOE_KAFKA_BATCHING_WINDOW_MS,
+      retryBackoffMs: p.FLOE_KAFKA_RETRY_BACKOFF_MS,
+      brokerHeapMb: p.FLOE_KAFKA_BROKER_HEAP_MB,
+    },
   }
 }
 

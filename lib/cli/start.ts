@@ -16,9 +16,10 @@ import { createFileIO } from '../io/index.js'
 import { DEMO_ROUTES, generateDemo } from '../local/demo.js'
 import { LOCAL_CREDENTIALS, LOCAL_REGION, startLocalEndpoints } from '../local/endpoints.js'
 import { KafkaLog } from '../local/kafka-log.js'
+import { KAFKA_USAGE, startFromKafka, takeKafkaArgs, type KafkaStartOptions } from '../local/kafka-start.js'
 import { ensureBucket, ensureCatalogTable, ensureControlTable } from '../local/init.js'
 import { appendInput, readInputFile, writeInputDeadLetters, type InputFile } from '../local/input.js'
-import { resumePositions, runLocalPipeline } from '../local/pipeline.js'
+import { resumePositions, runLocalPipeline, type Progress } from '../local/pipeline.js'
 import { saveLocalState, removeServeInfo, writeServeInfo } from '../local/state.js'
 import { countDeadLetters, refreshVersionHints, summarizeTables } from '../local/summary.js'
 import { count as count_, printSummary, progressPrinter, serveInstructions } from './start-report.js'
@@ -47,7 +48,8 @@ options:
 
 Everything is validated before anything starts or is deleted: FLOE_* settings, --routes (file,
 line, JSON path, "did you mean"), --input (a missing file fails; a malformed line becomes a dead
-letter naming its line). Exit codes: 0 done, 1 failed while running, 2 bad usage or settings.`
+letter naming its line). Exit codes: 0 done, 1 failed while running, 2 bad usage or settings.
+${KAFKA_USAGE}`
 
 /** The flags of `floe start`; a new record source adds its flags here and a case in plan(). */
 const START_OPTIONS = {
@@ -82,21 +84,27 @@ interface Plan {
   json: boolean
   /** The FLOE_* settings of the run, saved for the other commands (lib/local/state.ts). */
   settings: Record<string, string>
+  /** `--kafka [host:port]`: records come through a Kafka broker (lib/local/kafka-start.ts). */
+  kafka?: KafkaStartOptions
 }
 
 /** Validate flags, settings, routes and input; throws ConfigError before anything starts or is deleted. */
 export function plan(argv: string[], env: NodeJS.ProcessEnv = process.env): Plan {
-  const { values } = parseArgs({ args: argv, options: START_OPTIONS, strict: true, allowPositionals: false })
+  // The Kafka source's flags live in lib/local/kafka-start.ts; what is left is parsed here.
+  const { argv: rest, kafka } = takeKafkaArgs(argv)
+  const { values } = parseArgs({ args: rest, options: START_OPTIONS, strict: true, allowPositionals: false })
   const serve = values.serve!
   const records = count('--records', values.records!, serve ? 0 : 1)
   const batchSize = count('--batch-size', values['batch-size']!, 1)
   const dir = resolve(values.dir!)
-  const routes = loadRoutes(values.routes, values.input !== undefined)
+  const routes = loadRoutes(values.routes, values.input !== undefined || kafka?.brokers !== undefined)
   const warehouse = values.s3 ? 's3://floe-local/warehouse' : `file://${dir}/warehouse`
   const overrides = {
     FLOE_WAREHOUSE: warehouse,
     FLOE_ROUTES: JSON.stringify(routes),
     ...(env.FLOE_COMMIT_BACKOFF_MS ? {} : { FLOE_COMMIT_BACKOFF_MS: '20' }),
+    // Broker offsets are not the simulator's: a Kafka run is its own pipeline (checkpoints, summary key).
+    ...(kafka && !env.FLOE_PIPELINE ? { FLOE_PIPELINE: 'floe-kafka' } : {}),
   }
   const config = loadConfig({ ...env, AWS_REGION: env.AWS_REGION ?? LOCAL_REGION }, overrides)
   const source: Source = values.input
@@ -105,7 +113,7 @@ export function plan(argv: string[], env: NodeJS.ProcessEnv = process.env): Plan
   const settings: Record<string, string> = { ...overrides }
   for (const [k, v] of Object.entries(env)) if (k.startsWith('FLOE_') && v) settings[k] = v
   delete settings.FLOE_WAREHOUSE
-  return { dir, warehouse, config, routes, source, batchSize, s3: values.s3!, reset: values.reset!, serve, quiet: values.quiet!, json: values.json!, settings }
+  return { dir, warehouse, config, routes, source, batchSize, s3: values.s3!, reset: values.reset!, serve, quiet: values.quiet!, json: values.json!, settings, kafka }
 }
 
 export const startCommand: Command = {
@@ -133,7 +141,8 @@ export const startCommand: Command = {
     let stopped: () => void = () => undefined
     const interrupted = new Promise<void>((done) => (stopped = done))
     const onSigint = () => (p.serve ? stopped() : void endpoints.stop().finally(() => process.exit(130)))
-    process.on('SIGINT', onSigint)
+    // --kafka --follow stops on Ctrl-C itself, then settles the commits and prints the summary.
+    if (!p.kafka?.follow) process.on('SIGINT', onSigint)
     process.on('SIGTERM', onSigint)
     try {
       const { config } = p
@@ -154,7 +163,11 @@ export const startCommand: Command = {
       let produced: number
       let bad: { count: number; what: string }
       let sourceText: string
-      if (p.source.kind === 'input') {
+      if (p.kafka?.brokers) {
+        produced = 0
+        bad = { count: 0, what: 'of them poison' }
+        sourceText = `from ${p.kafka.brokers.join(',')}`
+      } else if (p.source.kind === 'input') {
         produced = appendInput(p.source.input, log, positions)
         bad = { count: await writeInputDeadLetters(io, config.dlq, config.pipeline, p.source.input), what: 'malformed lines, dead-lettered' }
         sourceText = `from ${p.source.input.file}`
@@ -167,8 +180,15 @@ export const startCommand: Command = {
       }
 
       const progress = p.quiet ? undefined : progressPrinter(out)
-      const result = await runLocalPipeline(config, clients, io, log, positions, { batchSize: p.batchSize, onProgress: progress?.update })
-      progress?.done(result)
+      let result: Progress
+      if (p.kafka) {
+        const run = await startFromKafka(p.kafka, { config, clients, io, log, dataDir: p.dir, batchSize: p.batchSize, quiet: p.quiet, out })
+        produced = run.produced
+        result = run.result
+      } else {
+        result = await runLocalPipeline(config, clients, io, log, positions, { batchSize: p.batchSize, onProgress: progress?.update })
+        progress?.done(result)
+      }
       if (!p.s3) await refreshVersionHints(catalog, io, namespaces)
 
       const dead = await countDeadLetters(io, config.dlq, config.pipeline)

@@ -82,7 +82,7 @@ export async function startLocalEndpoints(opts: StartOptions = {}): Promise<Loca
   }
 }
 
-interface Server {
+export interface Server {
   url: string
   stop?: () => Promise<void>
 }
@@ -138,7 +138,7 @@ async function startS3rver(dataDir: string | undefined, timeoutMs: number): Prom
   }
 }
 
-interface Launch {
+export interface Launch {
   command: string
   args: string[]
   env: NodeJS.ProcessEnv
@@ -146,12 +146,12 @@ interface Launch {
 }
 
 /** A free port can be taken between our probe and the server's bind: try a few ports. */
-async function startWithRetries(name: string, timeoutMs: number, launch: (port: number) => Launch): Promise<Server> {
+export async function startWithRetries(name: string, timeoutMs: number, launch: (port: number) => Launch | Promise<Launch>): Promise<Server> {
   let lastError: unknown
   for (let attempt = 0; attempt < 3; attempt++) {
     const port = await freePort()
     try {
-      return await startOne(name, port, timeoutMs, launch(port))
+      return await startOne(name, port, timeoutMs, await launch(port))
     } catch (err) {
       lastError = err
       if (!(err instanceof EarlyExit)) throw err
@@ -274,7 +274,7 @@ async function waitReady(given: { s3?: string; dynamodb?: string }, timeoutMs: n
   }
 }
 
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = createServer()
     srv.unref()

@@ -29,6 +29,13 @@ export interface KafkaEvent {
   records: Record<string, KafkaEventRecord[]>
 }
 
+/** The self-managed Kafka event (Confluent Cloud, Redpanda, Aiven, a broker of your own): no ARN, the brokers instead. */
+export interface SelfManagedKafkaEvent {
+  eventSource: 'SelfManagedKafka'
+  bootstrapServers: string
+  records: Record<string, KafkaEventRecord[]>
+}
+
 export interface KafkaEventRecord {
   topic: string
   partition: number
@@ -127,8 +134,17 @@ export function eventRecordBytes(r: LogRecord): number {
   return 160 + r.topic.length + base64Len(r.key) + base64Len(r.value) + headers
 }
 
-export function buildEvent(records: LogRecord[], arn = 'arn:aws:kafka:us-east-1:000000000000:cluster/local/00000000-0000-0000-0000-000000000000-1'): KafkaEvent {
+export function buildEvent(records: LogRecord[], arn = 'arn:aws:kafka:us-east-1:000000000000:cluster/local/00000000-0000-0000-0000-000000000000-1', bootstrapServers = 'localhost:9092'): KafkaEvent {
+  return { eventSource: 'aws:kafka', eventSourceArn: arn, bootstrapServers, records: groupRecords(records) }
+}
+
+/** The event a self-managed Kafka event source mapping sends, as the AWS guide shows it. */
+export function buildSelfManagedEvent(records: LogRecord[], bootstrapServers: string): SelfManagedKafkaEvent {
+  return { eventSource: 'SelfManagedKafka', bootstrapServers, records: groupRecords(records) }
+}
+
+function groupRecords(records: LogRecord[]): Record<string, KafkaEventRecord[]> {
   const grouped: Record<string, KafkaEventRecord[]> = {}
   for (const r of records) (grouped[tpKey(r.topic, r.partition)] ??= []).push(toEventRecord(r))
-  return { eventSource: 'aws:kafka', eventSourceArn: arn, bootstrapServers: 'localhost:9092', records: grouped }
+  return grouped
 }

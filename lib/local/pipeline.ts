@@ -73,28 +73,50 @@ export async function runLocalPipeline(
   positions: Map<string, bigint>,
   opts: RunOptions = {},
 ): Promise<Progress> {
+  return runWithHandlers(config, clients, io, opts, async (invoke, progress) => {
+    const esm = new EventSourceMapping(log, invoke, { batchSize: opts.batchSize ?? 500, batchingWindowMs: opts.batchingWindowMs ?? 500 })
+    for (const [k, v] of positions) esm.positions.set(k, v)
+    progress.total = esm.lag()
+    await esm.drain({
+      concurrency: opts.concurrency ?? 2,
+      onBatch: (o) => {
+        progress.batches++
+        if (o.ok) progress.delivered += o.records
+        else progress.failedBatches++
+      },
+      sleep: (ms) => new Promise((r) => setTimeout(r, Math.min(ms, 200))),
+    })
+  })
+}
+
+/**
+ * The real writer and committer handlers around a source of events: `deliver` feeds events to
+ * `invoke` (the writer, counting into `progress`) while the committer runs on its compressed
+ * schedule; once `deliver` returns, commits until nothing is pending. The simulator and the
+ * Kafka poller (kafka-pipeline.ts) are the two sources.
+ */
+export async function runWithHandlers(
+  config: FloeConfig,
+  clients: AwsClients,
+  io: FileIO,
+  opts: Pick<RunOptions, 'commitEveryMs' | 'onProgress'>,
+  deliver: (invoke: (event: unknown) => Promise<void>, progress: Progress) => Promise<void>,
+): Promise<Progress> {
   const writer = createWriterHandler(await createWriterDeps(config, clients))
   const committer = createCommitterHandler(await createCommitterDeps(config, clients))
   const started = Date.now()
   const progress: Progress = { delivered: 0, total: 0, batches: 0, failedBatches: 0, files: 0, rows: 0, deadLetters: 0, dropped: 0, commits: 0, committedBatches: 0, elapsedMs: 0 }
   let invocation = 0
   const report = () => opts.onProgress?.({ ...progress, elapsedMs: Date.now() - started })
-
-  const esm = new EventSourceMapping(
-    log,
-    async (event) => {
-      const summary = (await writer(event, fakeContext('floe-writer', ++invocation))) as WriterSummary
-      progress.deadLetters += summary.deadLetters
-      progress.dropped += summary.dropped
-      for (const t of summary.tables) {
-        progress.files += t.files
-        progress.rows += t.rows
-      }
-    },
-    { batchSize: opts.batchSize ?? 500, batchingWindowMs: opts.batchingWindowMs ?? 500 },
-  )
-  for (const [k, v] of positions) esm.positions.set(k, v)
-  progress.total = esm.lag()
+  const invoke = async (event: unknown) => {
+    const summary = (await writer(event as Parameters<typeof writer>[0], fakeContext('floe-writer', ++invocation))) as WriterSummary
+    progress.deadLetters += summary.deadLetters
+    progress.dropped += summary.dropped
+    for (const t of summary.tables) {
+      progress.files += t.files
+      progress.rows += t.rows
+    }
+  }
 
   let commitRun = 0
   const commitOnce = async () => {
@@ -107,12 +129,12 @@ export async function runLocalPipeline(
     }
   }
 
-  // The committer runs on its schedule while the mapping delivers.
+  // The committer runs on its schedule while the source delivers.
   let stop = false
   let committing: Promise<void> = Promise.resolve()
   const every = opts.commitEveryMs ?? 2_000
   const scheduler = (async () => {
-    // `stop` is set by the code below once the mapping has drained.
+    // `stop` is set by the code below once the source has drained.
     // oxlint-disable-next-line no-unmodified-loop-condition
     while (!stop) {
       await new Promise((r) => setTimeout(r, every))
@@ -123,24 +145,16 @@ export async function runLocalPipeline(
   })()
   const ticker = setInterval(report, 250)
   try {
-    await esm.drain({
-      concurrency: opts.concurrency ?? 2,
-      onBatch: (o) => {
-        progress.batches++
-        if (o.ok) progress.delivered += o.records
-        else progress.failedBatches++
-      },
-      sleep: (ms) => new Promise((r) => setTimeout(r, Math.min(ms, 200))),
-    })
+    await deliver(invoke, progress)
   } finally {
     stop = true
     await scheduler.catch(() => undefined)
     await committing.catch(() => undefined)
+    clearInterval(ticker)
   }
   // Settle: commit until nothing is pending (a few rounds at most; each takes up to the limit per commit).
   const ctx = createControlContext(config, clients.doc, io)
   for (let round = 0; round < 50 && (await listPendingTables(ctx, config.pipeline)).length > 0; round++) await commitOnce()
-  clearInterval(ticker)
   report()
   return { ...progress, elapsedMs: Date.now() - started }
 }
