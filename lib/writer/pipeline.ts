@@ -24,7 +24,7 @@ import { dataFilePath, writeDataFile } from './files.js'
 import { planGroups } from './groups.js'
 import { newGroupState, tableResult, writeGroup, type Item } from './register.js'
 import { TableSet, type Sample } from './tables.js'
-import type { WriteResult, WriterDeps } from './types.js'
+import type { ReplayOptions, WriteResult, WriterDeps } from './types.js'
 
 /** Attempts per group when another writer advanced a checkpoint part of the way. */
 const MAX_GROUP_ATTEMPTS = 3
@@ -32,6 +32,12 @@ const MAX_GROUP_ATTEMPTS = 3
 export interface WriteOptions {
   /** Names files and the registration; the Lambda request id in production. */
   writerId?: string
+  /**
+   * Replay mode (lib/replay): the records are below their checkpoints on purpose. No checkpoint
+   * is read, dropped by or advanced; the registration is ONE transaction fenced by the replay
+   * markers instead, and its batches carry the replay id.
+   */
+  replay?: ReplayOptions
 }
 
 export async function writeBatch(deps: WriterDeps, event: unknown, opts: WriteOptions = {}): Promise<WriteResult> {
@@ -40,7 +46,8 @@ export async function writeBatch(deps: WriterDeps, event: unknown, opts: WriteOp
   const records = parseKafkaEvent(event)
   const partitions = eventPartitions(records)
   const byKey = new Map(partitions.map((p) => [p.key, p]))
-  let checkpoints = await readCheckpoints(control, config.pipeline, partitions)
+  const replay = opts.replay
+  let checkpoints = replay ? new Map<string, bigint | undefined>() : await readCheckpoints(control, config.pipeline, partitions)
 
   const result: WriteResult = {
     writerId,
@@ -67,9 +74,11 @@ export async function writeBatch(deps: WriterDeps, event: unknown, opts: WriteOp
       result.belowCheckpoint++
       continue
     }
-    items.push(await prepareItem(deps, record, pkey))
+    const item = await prepareItem(deps, record, pkey)
+    if (replay?.tablesFor) restrictTables(item, replay.tablesFor(record))
+    items.push(item)
   }
-  if (items.length === 0) return finish(result, checkpoints)
+  if (items.length === 0 && !replay) return finish(result, checkpoints)
 
   // Back pressure, before anything is written.
   const routed = new Set(items.flatMap((i) => i.tables))
@@ -101,10 +110,13 @@ export async function writeBatch(deps: WriterDeps, event: unknown, opts: WriteOp
     if (!s) partitionTables.set(item.pkey, (s = new Set()))
     for (const t of item.tables) s.add(t)
   }
-  const groups = planGroups(
-    [...partitionTables].map(([key, t]) => ({ key, tables: t })),
-    maxTransactionItems,
-  )
+  // A replay registers all or nothing: one group, its markers in the same transaction.
+  const groups = replay
+    ? [[...new Set(items.map((i) => i.pkey))]]
+    : planGroups(
+        [...partitionTables].map(([key, t]) => ({ key, tables: t })),
+        maxTransactionItems,
+      )
 
   let anyRegistered = false
   let anyStale = false
@@ -113,8 +125,8 @@ export async function writeBatch(deps: WriterDeps, event: unknown, opts: WriteOp
     for (let attempt = 1; ; attempt++) {
       group = newGroupState()
       const groupItems = items.filter((i) => inGroup.has(i.pkey) && !(i.record.offset >= 0n && (checkpoints.get(i.pkey) ?? -1n) > i.record.offset))
-      if (groupItems.length === 0) break
-      const outcome = await writeGroup(deps, tables, pool, group, groupItems, keys, byKey, checkpoints, writerId, result)
+      if (groupItems.length === 0 && !replay) break
+      const outcome = await writeGroup(deps, tables, pool, group, groupItems, keys, byKey, checkpoints, writerId, result, replay)
       if (outcome === 'registered') {
         anyRegistered = true
         break
@@ -135,6 +147,17 @@ export async function writeBatch(deps: WriterDeps, event: unknown, opts: WriteOp
     .map((s) => tableResult(s, result))
     .filter((t) => t.rows > 0 || t.files > 0 || t.evolvedToSchemaId !== undefined || t.created)
   return finish(result, checkpoints)
+}
+
+/** A replayed dead letter goes only to the tables it failed for (it is already in the others). */
+function restrictTables(item: Item, allowed: Set<string> | undefined): void {
+  if (allowed === undefined || item.dead || item.dropped) return
+  const before = item.tables
+  item.tables = before.filter((t) => allowed.has(t))
+  if (item.tables.length === 0) {
+    const reason = `replay: the routes no longer send this record to ${[...allowed].join(', ')} (they send it to ${before.join(', ') || 'no table'})`
+    item.dead = { record: item.record, reason, stage: 'route' }
+  }
 }
 
 async function prepareItem(deps: WriterDeps, record: KafkaRecord, pkey: string): Promise<Item> {
