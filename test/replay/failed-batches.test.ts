@@ -65,7 +65,7 @@ describe('replay of failed batches', () => {
 
   it('leaves out the records of a failed batch that a live writer had registered (a zombie that landed)', async () => {
     const { log, ids } = produce('zombies', 1, 12)
-    const event = buildEvent(log.records('zombies-0'))
+    const event = buildEvent([...log.records('zombies-0')])
     // The invocation registered, yet the mapping (it timed out, from its view) parked the batch.
     outage(s, () => false)
     await writeBatch(s.writer, event)
@@ -80,7 +80,7 @@ describe('replay of failed batches', () => {
 
   it('dry run says what it would replay and writes nothing', async () => {
     const { log } = produce('dry', 1, 5)
-    await s.direct.io.write(`${s.config.failedBatches}/dry-${crypto.randomUUID()}`, JSON.stringify(onFailureRecord(buildEvent(log.records('dry-0')), 11)))
+    await s.direct.io.write(`${s.config.failedBatches}/dry-${crypto.randomUUID()}`, JSON.stringify(onFailureRecord(buildEvent([...log.records('dry-0')]), 11)))
     const run = await replayFailedBatches(s.direct, { dryRun: true })
     expect(run.results.find((r) => r.source.includes('/dry-'))).toMatchObject({ status: 'would-replay', records: 5, replayed: 5 })
     expect(await tableRows(s, 'dry')).toBeUndefined()
