@@ -16,6 +16,7 @@ import { statusCommand } from './status.js'
 import { commitCommand } from './commit.js'
 import { startCommand } from './start.js'
 import { maintainCommand } from './maintain.js'
+import { replayCommand } from './replay.js'
 
 export const commands: Command[] = [
   initCommand,
@@ -24,6 +25,7 @@ export const commands: Command[] = [
   commitCommand,
   inspectCommand,
   maintainCommand,
+  replayCommand,
 ]
 
 export type { Command } from './command.js'
