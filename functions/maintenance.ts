@@ -10,10 +10,6 @@
  * The event may narrow or rehearse a run: `{ "tables": ["ns.t"], "dryRun": true,
  * "olderThanHours": 48 }` (all optional; the horizon is never shorter than one hour here).
  *
- * `{ "action": "replay", "replay": "failed-batches" | "dead-letters", ... }` runs `floe replay`
- * instead (lib/replay), from the console or `aws lambda invoke`: options `since` (ISO time, failed
- * batches), `topic`, `partition`, `stage`, `reasonMatch` (dead letters), `dryRun`.
- *
  * `createMaintenanceHandler(deps)` builds the same handler against any dependencies (tests, the
  * chaos harness); `createMaintenanceDeps(config, clients)` builds the real ones.
  */
@@ -28,9 +24,6 @@ import { createFileIO } from '../lib/io/index.js'
 import { logger, metrics } from '../lib/log.js'
 import { runMaintenance, type MaintenanceRunResult } from '../lib/maintenance/run.js'
 import type { MaintenanceDeps } from '../lib/maintenance/types.js'
-import { replayDeadLetters, replayFailedBatches, type ReplayDeps, type ReplayRunResult } from '../lib/replay/index.js'
-import { ConfigError } from '../lib/errors.js'
-import { createWriterDeps } from './writer.js'
 
 export async function createMaintenanceDeps(config: FloeConfig, clients: AwsClients): Promise<MaintenanceDeps> {
   const io = createFileIO(clients)
@@ -80,48 +73,6 @@ export function eventOptions(event: unknown): { tables?: string[]; dryRun: boole
   return { tables, dryRun: e.dryRun === true, olderThanMs: hours === undefined ? undefined : hours * 3_600_000 }
 }
 
-export interface ReplayEvent {
-  action: 'replay'
-  replay: 'failed-batches' | 'dead-letters'
-  since?: string
-  topic?: string
-  partition?: number
-  stage?: string
-  reasonMatch?: string
-  dryRun?: boolean
-}
-
-const isReplayEvent = (e: unknown): e is ReplayEvent => typeof e === 'object' && e !== null && (e as { action?: unknown }).action === 'replay'
-
-/** A replay action's run; a bad option throws ConfigError naming it. */
-export async function runReplayEvent(deps: ReplayDeps, e: ReplayEvent): Promise<ReplayRunResult> {
-  const dryRun = e.dryRun === true
-  if (e.replay === 'failed-batches') {
-    const since = e.since === undefined ? undefined : new Date(e.since)
-    if (since && Number.isNaN(since.getTime())) throw new ConfigError('since', `expected an ISO 8601 time; got ${JSON.stringify(e.since)}`)
-    return replayFailedBatches(deps, { since, dryRun })
-  }
-  if (e.replay === 'dead-letters') {
-    if (e.partition !== undefined && !(Number.isInteger(e.partition) && e.partition >= 0)) throw new ConfigError('partition', `expected a partition number; got ${JSON.stringify(e.partition)}`)
-    return replayDeadLetters(deps, { topic: e.topic, partition: e.partition, stage: e.stage, reasonMatch: e.reasonMatch === undefined ? undefined : new RegExp(e.reasonMatch), dryRun })
-  }
-  throw new ConfigError('replay', `expected "failed-batches" or "dead-letters"; got ${JSON.stringify((e as { replay?: unknown }).replay)}`)
-}
-
-/** The replay action's handler (the exported `handler` sends `{ "action": "replay" }` events here). */
-export function createReplayHandler(deps: () => Promise<ReplayDeps>) {
-  let ready: Promise<ReplayDeps> | undefined
-  return middy(async (event: ReplayEvent): Promise<ReplayRunResult> => {
-    const d = await (ready ??= deps())
-    logger.appendKeys({ pipeline: d.config.pipeline, action: 'replay' })
-    const run = await runReplayEvent(d, event)
-    logger.info('replay run', { kind: run.kind, sources: run.sources, replayed: run.replayed, failures: run.failures, rows: run.rows, deadLetters: run.deadLetters })
-    return run
-  })
-    .use(injectLambdaContext(logger, { resetKeys: true }))
-    .use(logMetrics(metrics))
-}
-
 export function createMaintenanceHandler(deps: MaintenanceDeps | (() => Promise<MaintenanceDeps>)) {
   let ready: Promise<MaintenanceDeps> | undefined
   const resolve = () => (ready ??= typeof deps === 'function' ? deps() : Promise.resolve(deps))
@@ -142,10 +93,4 @@ const lambdaConfig = process.env.AWS_LAMBDA_FUNCTION_NAME ? loadConfig(process.e
 const initial = lambdaConfig ? build(lambdaConfig) : undefined
 initial?.catch(() => undefined)
 
-const maintenanceHandler = createMaintenanceHandler(() => initial ?? build(loadConfig(process.env)))
-const replayHandler = createReplayHandler(() => {
-  const config = lambdaConfig ?? loadConfig(process.env)
-  return createWriterDeps(config, createClients({ region: config.region, maxAttempts: config.awsMaxAttempts }))
-})
-export const handler = (event: unknown, context: Parameters<typeof maintenanceHandler>[1]) =>
-  isReplayEvent(event) ? replayHandler(event, context) : maintenanceHandler(event, context)
+export const handler = createMaintenanceHandler(() => initial ?? build(loadConfig(process.env)))

@@ -1,7 +1,7 @@
-/** The two ways in: `floe replay …` (lib/cli/replay.ts) and the maintenance Lambda's `replay` action. */
+/** The two ways in: `floe replay …` (lib/cli/replay.ts) and the replay Lambda (functions/replay.ts). */
 import type { Context } from 'aws-lambda'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createReplayHandler } from '../../functions/maintenance.js'
+import { createReplayHandler } from '../../functions/replay.js'
 import { replay } from '../../lib/cli/replay.js'
 import { onFailureRecord } from '../../lib/local/esm.js'
 import { buildEvent } from '../../lib/local/kafka-log.js'
@@ -25,7 +25,7 @@ describe('replay entry points', () => {
     const rows = (await tableRows(s, 'cli'))!.rows
     expect(ids.filter((id) => rows.get(id) !== 1)).toEqual([])
 
-    const handler = createReplayHandler(async () => s.direct)
+    const handler = createReplayHandler(s.direct)
     const run = await handler({ action: 'replay', replay: 'failed-batches' }, { awsRequestId: 'r1' } as Context)
     expect(run).toMatchObject({ replayed: 0, alreadyReplayed: 1 })
   }, 60_000)
@@ -38,6 +38,9 @@ describe('replay entry points', () => {
     await expect(replay(['dead-letters', '--reason-match', '('], deps, (t) => (text += t), 'usage')).rejects.toThrow(/--reason-match.*not a regular expression/)
     await expect(replay(['failed-batches', '--since', 'yesterday'], deps, (t) => (text += t), 'usage')).rejects.toThrow(/--since.*"yesterday"/)
     expect(await replay([], deps, (t) => (text += t), 'usage')).toBe(2)
+    const handler = createReplayHandler(s.direct)
+    await expect(handler({ replay: 'everything' }, { awsRequestId: 'r2' } as Context)).rejects.toThrow(/replay.*"everything"/)
+    await expect(handler({ replay: 'dead-letters', reasonMatch: '[' }, { awsRequestId: 'r3' } as Context)).rejects.toThrow(/reasonMatch.*not a regular expression/)
     expect(text).toContain('say what to replay')
   })
 })
