@@ -114,7 +114,7 @@ async function replayChunk(deps: ReplayDeps, chunk: Source[], opts: DeadLetterOp
           return s && s.lines.every((l) => l.table) ? new Set(s.lines.map((l) => l.table!)) : undefined
         },
         markers: async (dead) => {
-          ;({ planned, failedAgain } = await stageFollowUps(deps, todo, byRecord, dead))
+          ;({ planned, failedAgain } = await stageFollowUps(deps, todo, byRecord, dead, replayId))
           await opts.hooks?.beforeSource?.(todo[0]!.path)
           return planned
         },
@@ -160,15 +160,17 @@ function eventOf(sources: Source[]): unknown {
 }
 
 /** Per source: `delete`, or the still-failing lines staged for `rewrite`. In source order. */
-async function stageFollowUps(deps: ReplayDeps, todo: Source[], byRecord: Map<string, Source>, dead: DeadLetter[]) {
+async function stageFollowUps(deps: ReplayDeps, todo: Source[], byRecord: Map<string, Source>, dead: DeadLetter[], replayId: string) {
   const { config, io } = deps
-  const lines = new Map<string, DeadLetterLine[]>()
+  const lines = new Map<string, (DeadLetterLine & { replayedBy: string })[]>()
   for (const d of dead) {
     const s = byRecord.get(`${partitionKey(d.record.topic, d.record.partition)}@${d.record.offset}`)
     if (!s) continue
     let list = lines.get(s.path)
     if (!list) lines.set(s.path, (list = []))
-    list.push(deadLetterLine(config.pipeline, d))
+    // `replayedBy` makes the rewritten object differ from the one replayed even when the reason is
+    // the same, so its marker never matches it: after the next fix it can be replayed again.
+    list.push({ ...deadLetterLine(config.pipeline, d), replayedBy: replayId })
   }
   const failedAgain = new Map<string, number>()
   const planned: ReplayMarker[] = []

@@ -50,7 +50,7 @@ export class Container {
   kills = 0
 
   constructor(
-    readonly kind: 'writer' | 'committer',
+    readonly kind: 'writer' | 'committer' | 'replay',
     private readonly env: Record<string, string>,
     upstream: { s3: string; dynamodb: string },
   ) {

@@ -7,12 +7,13 @@
  * Messages: parent → { id, event } ; child → { id, ok, result? , error? , retryable? }.
  */
 const kind = process.argv[2]
-if (kind !== 'writer' && kind !== 'committer') {
-  console.error(`usage: worker.ts writer|committer (got ${kind})`)
+if (kind !== 'writer' && kind !== 'committer' && kind !== 'replay') {
+  console.error(`usage: worker.ts writer|committer|replay (got ${kind})`)
   process.exit(2)
 }
 
-const mod = kind === 'writer' ? await import('../../functions/writer.js') : await import('../../functions/committer.js')
+const mod =
+  kind === 'writer' ? await import('../../functions/writer.js') : kind === 'replay' ? await import('../../functions/replay.js') : await import('../../functions/committer.js')
 const handler = mod.handler as (event: unknown, context: unknown) => Promise<unknown>
 
 let seq = 0
