@@ -22,6 +22,7 @@ import { deadLetterLine, type DeadLetter, type DeadLetterLine } from '../writer/
 import { writeBatch } from '../writer/pipeline.js'
 import { partitionKey } from '../kafka/event.js'
 import { logger } from '../log.js'
+import { unreplayedFailedBatches } from './failed-batches.js'
 import { summarize, type ReplayDeps, type ReplayHooks, type ReplayRunResult, type SourceResult } from './types.js'
 
 export interface DeadLetterOptions {
@@ -57,10 +58,19 @@ export function parseDeadLetterObject(text: string, path: string): DeadLetterLin
 
 export async function replayDeadLetters(deps: ReplayDeps, opts: DeadLetterOptions = {}): Promise<ReplayRunResult> {
   const { config, io } = deps
+  // A record of a parked batch may also have a dead letter (written by an attempt before its
+  // registration failed): replaying that dead letter first would put the record in twice.
+  const parked = await unreplayedFailedBatches(deps)
+  if (parked.length > 0) {
+    throw new FloeError(
+      `${parked.length} failed batches in ${config.failedBatches} are not replayed yet (first ${parked[0]}): run \`floe replay failed-batches\` first — their records may also be dead letters`,
+    )
+  }
   const prefix = [config.dlq, encodeURIComponent(config.pipeline), opts.topic && encodeURIComponent(opts.topic), opts.topic && opts.partition !== undefined ? String(opts.partition) : undefined]
     .filter(Boolean)
     .join('/')
-  const sources: Source[] = []
+  const results: SourceResult[] = []
+  let sources: Source[] = []
   for await (const f of io.list(`${prefix}/`)) {
     if (!f.path.endsWith('.ndjson')) continue
     const bytes = await io.read(f.path)
@@ -69,10 +79,13 @@ export async function replayDeadLetters(deps: ReplayDeps, opts: DeadLetterOption
     if (lines.length === 0 || lines[0]!.offset.startsWith('-') || !lines.some((l) => matches(l, opts))) continue
     const hash = createHash('sha256').update(bytes).digest('hex')
     sources.push({ path: f.path, lines, hash, sourceId: replaySourceId('dead-letter', f.path, hash) })
+    // A chunk at a time: the store may hold far more dead letters than memory.
+    if (sources.length >= SOURCES_PER_CHUNK) {
+      results.push(...(await replayChunk(deps, sources, opts)))
+      sources = []
+    }
   }
-  sources.sort((a, b) => (a.path < b.path ? -1 : 1))
-  const results: SourceResult[] = []
-  for (let i = 0; i < sources.length; i += SOURCES_PER_CHUNK) results.push(...(await replayChunk(deps, sources.slice(i, i + SOURCES_PER_CHUNK), opts)))
+  if (sources.length > 0) results.push(...(await replayChunk(deps, sources, opts)))
   return summarize('dead-letters', opts.dryRun === true, results)
 }
 

@@ -19,6 +19,7 @@ import type { FileInfo } from '../io/types.js'
 import { parseKafkaEvent, parseRecord, partitionKey, type RawKafkaEvent } from '../kafka/event.js'
 import { isKafkaEvent } from '../kafka/event.js'
 import { logger } from '../log.js'
+import { deadLetterPath } from '../writer/dead-letters.js'
 import { writeBatch } from '../writer/pipeline.js'
 import { isRegistered, registeredRanges } from './registered.js'
 import { summarize, type ReplayDeps, type ReplayHooks, type ReplayRunResult, type SourceResult } from './types.js'
@@ -120,6 +121,25 @@ async function replayObject(deps: ReplayDeps, obj: FileInfo, replayId: string, o
   })
   const rows = result.tables.reduce((n, t) => n + t.rows, 0)
   const status = result.outcome === 'stale' ? 'already-replayed' : 'replayed'
+  if (status === 'replayed') {
+    // An attempt of this batch may have written dead letters before its registration failed;
+    // a record that is a row now must not stay one too (never both).
+    const written = new Set(result.deadLetterPaths)
+    const stale = Object.entries(kept)
+      .flatMap(([groupKey, list]) => list.map((raw) => parseRecord(raw, groupKey)))
+      .filter((r) => r.offset >= 0n)
+      .map((r) => deadLetterPath(config.dlq, config.pipeline, r.topic, r.partition, r.offset))
+      .filter((p) => !written.has(p))
+    await io.deleteMany(stale)
+  }
   logger.info('failed batch replayed', { source: obj.path, status, records: records.length, replayed, alreadyIn, rows, deadLetters: result.deadLetters })
   return { ...base, status, records: records.length, replayed, alreadyIn, rows: status === 'replayed' ? rows : 0, deadLetters: result.deadLetters }
+}
+
+/** Failed-batch objects not replayed yet (dead-letter replay waits for them: see dead-letters.ts). */
+export async function unreplayedFailedBatches(deps: ReplayDeps): Promise<string[]> {
+  const paths: string[] = []
+  for await (const f of deps.io.list(deps.config.failedBatches)) paths.push(f.path)
+  const markers = await readReplayMarkers(deps.control, deps.config.pipeline, paths.map((p) => replaySourceId('failed-batch', p)))
+  return paths.filter((p) => !markers.has(replaySourceId('failed-batch', p)))
 }

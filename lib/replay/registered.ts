@@ -4,6 +4,7 @@
  * `[firstOffset, nextOffset)` covers every record that registration delivered on the partition
  * (rows, dead letters and drops alike), so an offset inside any range is in the pipeline.
  *
+ * Replay batches are left out: their ranges only bound the offsets they replayed.
  * Used for failed batches: a batch the mapping gave up on may still have been registered in
  * part (a registration split into groups, or a zombie invocation whose transaction landed).
  * Reading pending items first and committed ones second sees every batch: one that moves from
@@ -26,12 +27,14 @@ export async function registeredRanges(ctx: ControlContext, pipeline: string, pa
         TableName: ctx.table,
         FilterExpression: 'begins_with(pk, :pk) AND begins_with(sk, :sk)',
         ExpressionAttributeValues: { ':pk': `batch#${pipeline}#`, ':sk': prefix },
-        ProjectionExpression: 'ranges',
+        ProjectionExpression: 'ranges, replayId',
         ConsistentRead: true,
         ExclusiveStartKey: start,
       })
     for await (const page of pages(ctx, `reading registered batch ranges from ${ctx.table}`, scan)) {
       for (const item of page.Items ?? []) {
+        // A replay batch's range spans the replayed records' offsets, not every offset in it.
+        if (item.replayId) continue
         for (const r of (item.ranges as { topic: string; partition: number; firstOffset: string; nextOffset: string }[] | undefined) ?? []) {
           const k = `${r.topic}-${r.partition}`
           if (!partitions.has(k)) continue

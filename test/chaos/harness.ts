@@ -369,8 +369,8 @@ export async function runSchedule(env: HarnessEnv, fleet: Fleet, seed: number, i
   const refuseTx: Rule = (req) => (isTx(req) && req.target === env.controlTable ? { action: 'error5xx' } : { action: 'forward' })
   const replayOnce = async (what: 'failed-batches' | 'dead-letters'): Promise<void> => {
     invocations++
-    const out = await fleet.replayer.invoke({ replay: what })
-    if (out.ok && (out.result as { failures?: number })?.failures) throw new Error(`replay ${what} reported failures: ${JSON.stringify(out.result)}`)
+    // A replay that fails (or reports failed sources) leaves records out: the judge sees them lost.
+    await fleet.replayer.invoke({ replay: what })
   }
 
   const writerOnce = async (event: KafkaEvent): Promise<InvokeResult> => {

@@ -5,6 +5,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { loadConfig } from '../../lib/config.js'
+import { onFailureRecord } from '../../lib/local/esm.js'
+import { buildEvent } from '../../lib/local/kafka-log.js'
+import { replayFailedBatches } from '../../lib/replay/index.js'
+import { writeBatch } from '../../lib/writer/pipeline.js'
 import { replayDeadLetters } from '../../lib/replay/index.js'
 import { compileRoutes } from '../../lib/writer/routing.js'
 import { commitAll, deadLetters, mapping, produce, replaySetup, routes, tableRows, type ReplaySetup } from './support.js'
@@ -65,6 +69,35 @@ describe('replay of dead letters', () => {
     expect((await tableRows(s, 'refunds'))!.rows.size).toBe(good.length)
     expect((await deadLetters(s)).size).toBe(bad.length)
   }, 120_000)
+})
+
+describe('dead letters of a batch the mapping gave up on', () => {
+  let s: ReplaySetup
+  beforeAll(async () => {
+    s = await replaySetup({ FLOE_ROUTES: routes([{ topic: 'orders', table: 'orders' }]) })
+  }, 60_000)
+  afterAll(async () => s?.stop())
+
+  it('wait for the failed-batch replay, which removes those of records that are rows now (never both, never twice)', async () => {
+    const { log, ids } = produce('late', 1, 6, (i) => ({ id: i, kind: 'late' }))
+    const event = buildEvent([...log.records('late-0')])
+    // An attempt dead-letters the records (no route yet), then its registration fails; the mapping parks the batch.
+    s.proxies.dynamodb.rule = (req) => (req.op === 'TransactWriteItems' ? { action: 'error5xx' } : { action: 'forward' })
+    await expect(writeBatch(s.writer, event)).rejects.toThrow()
+    s.proxies.dynamodb.rule = () => ({ action: 'forward' })
+    expect((await deadLetters(s)).size).toBe(6)
+    await s.direct.io.write(`${s.config.failedBatches}/late-${crypto.randomUUID()}`, JSON.stringify(onFailureRecord(event, 11)))
+
+    const fixed = loadConfig({}, { ...envOf(s), FLOE_ROUTES: routes([{ topic: 'orders', table: 'orders' }, { topic: 'late', table: 'late' }]) })
+    const deps = { ...s.direct, config: fixed, router: compileRoutes(fixed.routes) }
+    await expect(replayDeadLetters(deps)).rejects.toThrow(/1 failed batches .* not replayed yet .*floe replay failed-batches/)
+    expect((await replayFailedBatches(deps)).replayed).toBe(1)
+    expect((await deadLetters(s)).size).toBe(0)
+    expect((await replayDeadLetters(deps)).sources).toBe(0)
+    await commitAll(s)
+    const t = (await tableRows(s, 'late'))!
+    expect(ids.filter((id) => t.rows.get(id) !== 1)).toEqual([])
+  }, 60_000)
 })
 
 function envOf(s: ReplaySetup): Record<string, string> {
