@@ -1,5 +1,5 @@
 /** What a replay run needs and what it hands back (plain values, for the CLI, the Lambda and tests). */
-import type { WriterDeps } from '../writer/types.js'
+import type { WriterDeps } from '../writer/index.js'
 
 /** The writer's dependencies: replay goes through the real writer path. */
 export type ReplayDeps = WriterDeps
