@@ -19,6 +19,7 @@ export const STACK_SETTINGS = [
   'FLOE_DLQ',
   'FLOE_MEMORY_BUDGET_MB',
   'FLOE_VALUE_FORMAT',
+  'FLOE_FAILED_BATCHES',
 ] as const satisfies readonly SettingName[]
 
 const arn = (service: string, resource: string) =>
@@ -125,8 +126,14 @@ export const ContextSchema = z
       .int()
       .refine((d) => (RETENTION_DAYS as readonly number[]).includes(d), `one of ${RETENTION_DAYS.join(', ')}`)
       .default(30),
-    /** SNS topic that alarms notify; default: alarms without actions (see the dashboard). */
+    /** An existing SNS topic that alarms notify; default: the stack creates one (see alarmEmail). */
     alarmTopicArn: arn('sns', '[A-Za-z0-9_-]+$').optional(),
+    /** Email address subscribed to the stack's alarm topic (AWS sends a confirmation mail first). */
+    alarmEmail: z.string().regex(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, 'expected an email address').optional(),
+    /** KMS key for dead letters and failed batches; default: the stack creates one (rotated yearly). */
+    rawRecordsKeyArn: arn('kms', 'key/[0-9a-f-]+$').optional(),
+    /** Name of the role that may read dead letters and failed batches (besides the replay function); default `floe-<pipeline>-raw-records-reader`. */
+    rawRecordsReaderRoleName: z.string().regex(/^[\w+=,.@-]{1,64}$/, 'an IAM role name').optional(),
     /** Consumer lag (records, max over partitions) that raises the lag alarm. */
     offsetLagAlarmThreshold: z.number().int().min(1).default(100_000),
   })
@@ -211,6 +218,7 @@ function validate(c: FloeContext): FloeStackConfig {
   }
 
   if (new Set(c.topics).size !== c.topics.length) fail('topics', `duplicate topic in ${JSON.stringify(c.topics)}`)
+  if (c.alarmEmail && c.alarmTopicArn) fail('alarmEmail', 'only without alarmTopicArn (subscribe to your own topic yourself)')
   if (c.kafkaSecretKeyArn && !c.kafkaSecretArn) fail('kafkaSecretKeyArn', 'only with kafkaSecretArn')
   if (c.startingPosition === 'AT_TIMESTAMP' && c.startingPositionTimestamp === undefined)
     fail('startingPositionTimestamp', 'required with startingPosition AT_TIMESTAMP')

@@ -15,7 +15,8 @@ import { parseStackConfig, readContext, type FloeContextInput, type FloeStackCon
 import { FloeFunction } from './constructs/floe-function.js'
 import { KafkaSource, S3FailedBatches } from './constructs/kafka-source.js'
 import { Monitoring } from './constructs/monitoring.js'
-import { accessLogBucket, secureBucket } from './constructs/secure-bucket.js'
+import { RawRecords } from './constructs/raw-records.js'
+import { accessLogBucket } from './constructs/secure-bucket.js'
 import { Catalog, ControlTable } from './constructs/tables.js'
 import { Warehouse } from './constructs/warehouse.js'
 import { acknowledgeWildcardResources } from './nag.js'
@@ -24,7 +25,7 @@ export interface FloeStackProps extends StackProps {
   /** Overrides of the context keys (tests, or a CDK app that embeds Floe). */
   config?: Partial<FloeContextInput>
   /** Handler sources relative to the project root; default functions/writer.ts, functions/committer.ts, functions/maintenance.ts. */
-  entries?: { writer?: string; committer?: string; maintenance?: string }
+  entries?: { writer?: string; committer?: string; maintenance?: string; replay?: string }
 }
 
 /**
@@ -36,12 +37,17 @@ const WRITER_TIMEOUT = Duration.minutes(5)
 const COMMITTER_TIMEOUT = Duration.minutes(4)
 /** Maintenance timeout: Lambda's maximum. Compaction starts no new unit in the last 20 %; a run cut short is safe and the next run resumes. */
 const MAINTENANCE_TIMEOUT = Duration.minutes(15)
+/** Replay timeout: Lambda's maximum. A replay cut short is safe (each source is fenced by its marker); run it again. */
+const REPLAY_TIMEOUT = Duration.minutes(15)
 
 export class FloeStack extends Stack {
   readonly config: FloeStackConfig
   readonly writer: FloeFunction
   readonly committer: FloeFunction
   readonly maintenance: FloeFunction
+  /** `floe replay` in AWS (functions/replay.ts), invoked by hand. */
+  readonly replay: FloeFunction
+  readonly rawRecords: RawRecords
   readonly warehouse: Warehouse
   readonly control: ControlTable
   readonly catalog: Catalog
@@ -63,17 +69,17 @@ export class FloeStack extends Stack {
       bucketName: c.warehouseBucketName,
       accessLogs,
       warehousePrefix: c.warehousePrefix,
-      deadLetterPrefix: c.deadLetterPrefix,
-      deadLetterRetentionDays: c.deadLetterRetentionDays,
     })
-    const failedBatches =
-      c.onFailure === 's3'
-        ? secureBucket(this, 'FailedBatches', {
-            accessLogs: { bucket: accessLogs, prefix: 'failed-batches/' },
-            lifecycleRules: [{ id: 'expire-failed-batches', expiration: Duration.days(c.deadLetterRetentionDays) }],
-            requestMetrics: true,
-          })
-        : undefined
+    this.rawRecords = new RawRecords(this, 'RawRecords', {
+      pipeline: c.pipeline,
+      accessLogs,
+      deadLetterPrefix: c.deadLetterPrefix,
+      retentionDays: c.deadLetterRetentionDays,
+      failedBatches: c.onFailure === 's3',
+      keyArn: c.rawRecordsKeyArn,
+      readerRoleName: c.rawRecordsReaderRoleName ?? `floe-${c.pipeline}-raw-records-reader`.slice(0, 64),
+    })
+    const failedBatches = this.rawRecords.failedBatchesBucket
     this.control = new ControlTable(this, 'Control')
     this.catalog = new Catalog(this, 'Catalog', c.catalog === 'glue' ? { kind: 'glue', database: c.glueDatabase! } : { kind: 'dynamodb', tableName: c.catalogTableName })
 
@@ -95,7 +101,7 @@ export class FloeStack extends Stack {
       settings: { ...shared, FLOE_MEMORY_BUDGET_MB: String(Math.floor(c.writerMemoryMb / 4)) },
     })
       .bindWarehouse(this.warehouse)
-      .bindDeadLetters(this.warehouse)
+      .bindDeadLetters(this.rawRecords)
       .bindControlTable(this.control, 'writer')
       .bindCatalog(this.catalog)
     this.grantDecoderAccess(this.writer)
@@ -127,6 +133,22 @@ export class FloeStack extends Stack {
       .bindWarehouse(this.warehouse)
       .bindControlTable(this.control, 'committer')
       .bindCatalog(this.catalog)
+
+    this.replay = new FloeFunction(this, 'Replay', {
+      entry: props.entries?.replay ?? 'functions/replay.ts',
+      description: `Floe ${c.pipeline}: replays failed batches and dead letters into their tables, exactly once (invoke by hand)`,
+      memorySize: c.writerMemoryMb,
+      timeout: REPLAY_TIMEOUT,
+      logRetention,
+      serviceName: c.pipeline,
+      settings: { ...shared, FLOE_MEMORY_BUDGET_MB: String(Math.floor(c.writerMemoryMb / 4)) },
+    })
+      .bindWarehouse(this.warehouse)
+      .bindRawRecords(this.rawRecords)
+      .bindControlTable(this.control, 'replay')
+      .bindCatalog(this.catalog)
+    this.grantDecoderAccess(this.replay)
+    this.rawRecords.restrictReads()
 
     this.kafka = new KafkaSource(this, 'Kafka', { config: c, target: this.writer, failedBatches: failedBatches && new S3FailedBatches(failedBatches) })
 
@@ -163,18 +185,22 @@ export class FloeStack extends Stack {
       offsetLagThreshold: c.offsetLagAlarmThreshold,
       maxPendingBatches: maxPending,
       alarmTopicArn: c.alarmTopicArn,
+      alarmEmail: c.alarmEmail,
       failedBatchesBucketName: failedBatches?.bucketName,
     })
 
     this.acknowledgeFindings()
     const outputs: [string, string, string?][] = [
       ['WarehouseUrl', this.warehouse.warehouseUrl, 'FLOE_WAREHOUSE'],
-      ['DeadLetterUrl', this.warehouse.deadLetterUrl, 'FLOE_DLQ'],
+      ['DeadLetterUrl', this.rawRecords.deadLetterUrl, 'FLOE_DLQ'],
       ['ControlTableName', this.control.table.tableName, 'FLOE_CONTROL_TABLE'],
       ...(this.catalog.table ? [['CatalogTableName', this.catalog.table.tableName, 'FLOE_CATALOG_TABLE'] as [string, string, string]] : []),
       ['WriterFunctionName', this.writer.functionName],
       ['CommitterFunctionName', this.committer.functionName],
       ['MaintenanceFunctionName', this.maintenance.functionName],
+      ['ReplayFunctionName', this.replay.functionName, 'Invoke with {"replay":"failed-batches"} or {"replay":"dead-letters"}'],
+      ['RawRecordsReaderRoleArn', this.rawRecords.readerRole.roleArn, 'The only role (with the replay function) that may read dead letters and failed batches'],
+      ['AlarmTopicArn', this.monitoring.topic.topicArn],
       ...(failedBatches ? [['FailedBatchesBucket', failedBatches.bucketName, 'Kafka batches the mapping gave up on (retries exhausted)'] as [string, string, string]] : []),
       ['DashboardName', this.monitoring.dashboard.dashboardName],
     ]
@@ -201,7 +227,7 @@ export class FloeStack extends Stack {
 
   /** cdk-nag (AwsSolutions) findings that are deliberate, each with its reason. */
   private acknowledgeFindings(): void {
-    for (const fn of [this.writer, this.committer, this.maintenance]) {
+    for (const fn of [this.writer, this.committer, this.maintenance, this.replay]) {
       Validations.of(fn).acknowledge({
         id: 'AwsSolutions-L1',
         reason: 'nodejs22.x is the runtime Floe is built and tested for (esbuild target node22); moving to a newer runtime is a tested change, not a default.',

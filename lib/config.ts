@@ -136,6 +136,8 @@ export const SETTINGS = {
   FLOE_ROUTES: jsonOf(RoutesSchema).prefault(JSON.stringify({ routes: [{ table: '{topic}' }] })),
   /** Dead-letter store (s3://bucket/prefix or file:///path); default `<warehouse>/_floe/dead-letters`. */
   FLOE_DLQ: location.optional(),
+  /** Where the event source mapping's on-failure destination puts batches it gave up on (read by `floe replay failed-batches`); default `<warehouse>/_floe/failed-batches`. */
+  FLOE_FAILED_BATCHES: location.optional(),
   /** Value format for topics without a rule in FLOE_ROUTES.formats. */
   FLOE_VALUE_FORMAT: z.enum(VALUE_FORMATS).default('json'),
   /** Confluent-compatible schema registry for avro-confluent. */
@@ -279,6 +281,8 @@ export interface FloeConfig {
   glueCatalogId?: string
   routes: Routes
   dlq: string
+  /** FLOE_FAILED_BATCHES: the on-failure destination's objects, for replay. */
+  failedBatches: string
   valueFormat: ValueFormat
   schemaRegistry?: { url: string; secretArn?: string; timeoutMs: number }
   /** Timeout of every schema-registry request (Confluent and Glue), FLOE_SCHEMA_REGISTRY_TIMEOUT_MS. */
@@ -383,6 +387,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     glueCatalogId: p.FLOE_GLUE_CATALOG_ID,
     routes: p.FLOE_ROUTES,
     dlq: (p.FLOE_DLQ ?? `${p.FLOE_WAREHOUSE.replace(/\/+$/, '')}/_floe/dead-letters`).replace(/\/+$/, ''),
+    failedBatches: (p.FLOE_FAILED_BATCHES ?? `${p.FLOE_WAREHOUSE.replace(/\/+$/, '')}/_floe/failed-batches`).replace(/\/+$/, ''),
     valueFormat: p.FLOE_VALUE_FORMAT,
     schemaRegistry: p.FLOE_SCHEMA_REGISTRY_URL
       ? { url: p.FLOE_SCHEMA_REGISTRY_URL, secretArn: p.FLOE_SCHEMA_REGISTRY_SECRET_ARN, timeoutMs: p.FLOE_SCHEMA_REGISTRY_TIMEOUT_MS }

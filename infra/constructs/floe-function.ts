@@ -16,6 +16,7 @@ import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs'
 import * as logs from 'aws-cdk-lib/aws-logs'
 import type { Construct } from 'constructs'
 import type { SettingName } from '../../lib/config.js'
+import type { RawRecords } from './raw-records.js'
 import type { Catalog, ControlTable } from './tables.js'
 import type { Warehouse } from './warehouse.js'
 
@@ -124,14 +125,21 @@ export class FloeFunction extends NodejsFunction {
     return this.setting('FLOE_WAREHOUSE', warehouse.warehouseUrl)
   }
 
-  /** Write-only dead-letter prefix; FLOE_DLQ. */
-  bindDeadLetters(warehouse: Warehouse): this {
-    warehouse.grantDeadLetterWrite(this)
-    return this.setting('FLOE_DLQ', warehouse.deadLetterUrl)
+  /** Write-only dead-letter prefix (SSE-KMS); FLOE_DLQ. */
+  bindDeadLetters(raw: RawRecords): this {
+    raw.grantDeadLetterWrite(this)
+    return this.setting('FLOE_DLQ', raw.deadLetterUrl)
+  }
+
+  /** Replay: read, rewrite and delete dead letters, read failed batches; FLOE_DLQ, FLOE_FAILED_BATCHES. */
+  bindRawRecords(raw: RawRecords): this {
+    raw.grantRead(this.role!, { replay: true })
+    if (raw.failedBatchesUrl) this.setting('FLOE_FAILED_BATCHES', raw.failedBatchesUrl)
+    return this.setting('FLOE_DLQ', raw.deadLetterUrl)
   }
 
   /** Control-table items (checkpoints, batches, leases) and its index; FLOE_CONTROL_TABLE. */
-  bindControlTable(control: ControlTable, access: 'writer' | 'committer' | 'maintenance'): this {
+  bindControlTable(control: ControlTable, access: 'writer' | 'committer' | 'maintenance' | 'replay'): this {
     control.grant(this, access)
     return this.setting('FLOE_CONTROL_TABLE', control.table.tableName)
   }

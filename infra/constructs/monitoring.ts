@@ -10,6 +10,7 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch'
 import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions'
 import type * as lambda from 'aws-cdk-lib/aws-lambda'
 import * as sns from 'aws-cdk-lib/aws-sns'
+import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions'
 import { Construct } from 'constructs'
 
 export const METRICS_NAMESPACE = 'Floe'
@@ -23,7 +24,10 @@ export interface MonitoringProps {
   offsetLagThreshold: number
   /** FLOE_MAX_PENDING_BATCHES: writers push back at this backlog; the alarm fires at 80 % of it. */
   maxPendingBatches: number
+  /** An existing topic; default: one created here, so a fresh deploy notifies someone. */
   alarmTopicArn?: string
+  /** Subscribed (email) to the created topic. */
+  alarmEmail?: string
   /** Bucket the event source mapping puts batches it gave up on; request metrics enabled (`EntireBucket`). */
   failedBatchesBucketName?: string
 }
@@ -31,6 +35,8 @@ export interface MonitoringProps {
 export class Monitoring extends Construct {
   readonly alarms: cloudwatch.Alarm[] = []
   readonly dashboard: cloudwatch.Dashboard
+  /** What every alarm notifies (in ALARM and back to OK). */
+  readonly topic: sns.ITopic
 
   constructor(scope: Construct, id: string, props: MonitoringProps) {
     super(scope, id)
@@ -61,7 +67,7 @@ export class Monitoring extends Construct {
           period,
         })
       : undefined
-    const topic = props.alarmTopicArn ? sns.Topic.fromTopicArn(this, 'AlarmTopic', props.alarmTopicArn) : undefined
+    const topic = (this.topic = props.alarmTopicArn ? sns.Topic.fromTopicArn(this, 'AlarmTopic', props.alarmTopicArn) : this.createTopic(props))
     const alarm = (alarmId: string, metric: cloudwatch.IMetric, threshold: number, evaluationPeriods: number, description: string) => {
       const a = new cloudwatch.Alarm(this, alarmId, {
         metric,
@@ -136,5 +142,12 @@ export class Monitoring extends Construct {
           : []),
       ],
     })
+  }
+
+  /** The stack's own alarm topic: TLS only; an email subscription when alarmEmail is set. */
+  private createTopic(props: MonitoringProps): sns.Topic {
+    const topic = new sns.Topic(this, 'Alarms', { displayName: `Floe ${props.pipeline} alarms`, enforceSSL: true })
+    if (props.alarmEmail) topic.addSubscription(new subscriptions.EmailSubscription(props.alarmEmail))
+    return topic
   }
 }

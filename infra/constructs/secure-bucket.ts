@@ -3,6 +3,7 @@
  * access blocked, object ownership enforced (no ACLs), versioning off, retained on stack delete.
  */
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib'
+import type * as kms from 'aws-cdk-lib/aws-kms'
 import * as s3 from 'aws-cdk-lib/aws-s3'
 import type { Construct } from 'constructs'
 
@@ -12,6 +13,8 @@ export interface SecureBucketProps {
   lifecycleRules?: s3.LifecycleRule[]
   /** CloudWatch request metrics for the whole bucket (filter id `EntireBucket`), e.g. to alarm on puts. */
   requestMetrics?: boolean
+  /** SSE-KMS with this key (S3 Bucket Keys on: one KMS request per bucket key, not per object) instead of SSE-S3. */
+  encryptionKey?: kms.IKey
 }
 
 /** FilterId dimension of a bucket's whole-bucket request metrics. */
@@ -38,6 +41,7 @@ export function secureBucket(scope: Construct, id: string, props: SecureBucketPr
     serverAccessLogsPrefix: props.accessLogs?.prefix,
     lifecycleRules: [{ id: 'abort-incomplete-uploads', abortIncompleteMultipartUploadAfter: Duration.days(1) }, ...(props.lifecycleRules ?? [])],
     metrics: props.requestMetrics ? [{ id: ENTIRE_BUCKET }] : undefined,
+    ...(props.encryptionKey ? { encryption: s3.BucketEncryption.KMS, encryptionKey: props.encryptionKey, bucketKeyEnabled: true } : {}),
   })
   return bucket
 }

@@ -41,6 +41,8 @@ const CONTROL_ACTIONS = {
   // Read only: pending batches and their file lists (Query, BatchGetItem), the tables the
   // pipeline writes (Scan of the lease items, once a day; Query of the pending index).
   maintenance: ['dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:Scan'],
+  // The writer's, plus Scan: which offsets of a failed batch live writers already registered.
+  replay: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:Scan', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem'],
 } as const
 
 export class ControlTable extends Construct {

@@ -1,10 +1,9 @@
 /**
- * The warehouse: one bucket (new, or an existing one by name) with two prefixes that never
- * overlap — `<warehousePrefix>/` for Iceberg tables (data, metadata, Floe's spill files under
- * `_floe/`) and `<deadLetterPrefix>/` for dead letters, which expire. Grants are per prefix and
- * per action, never the whole bucket.
+ * The warehouse: one bucket (new, or an existing one by name) with `<warehousePrefix>/` for
+ * Iceberg tables (data, metadata, Floe's spill files under `_floe/`). Dead letters hold raw
+ * records and live apart, KMS-encrypted (raw-records.ts). Grants are per prefix and per action,
+ * never the whole bucket.
  */
-import { Duration } from 'aws-cdk-lib'
 import * as iam from 'aws-cdk-lib/aws-iam'
 import * as s3 from 'aws-cdk-lib/aws-s3'
 import { Construct } from 'constructs'
@@ -17,40 +16,26 @@ export interface WarehouseProps {
   /** Where the new bucket's server access logs go. */
   accessLogs: s3.IBucket
   warehousePrefix: string
-  deadLetterPrefix: string
-  deadLetterRetentionDays: number
 }
 
 export class Warehouse extends Construct {
   readonly bucket: s3.IBucket
   readonly warehousePrefix: string
-  readonly deadLetterPrefix: string
 
   constructor(scope: Construct, id: string, props: WarehouseProps) {
     super(scope, id)
     this.warehousePrefix = props.warehousePrefix
-    this.deadLetterPrefix = props.deadLetterPrefix
     if (props.bucketName !== undefined) {
       // Lifecycle and logging of an existing bucket stay its owner's business (docs/deploy.md).
       this.bucket = s3.Bucket.fromBucketName(this, 'Bucket', props.bucketName)
     } else {
-      this.bucket = secureBucket(this, 'Bucket', {
-        accessLogs: { bucket: props.accessLogs, prefix: 'warehouse/' },
-        lifecycleRules: [
-          { id: 'expire-dead-letters', prefix: `${props.deadLetterPrefix}/`, expiration: Duration.days(props.deadLetterRetentionDays) },
-        ],
-      })
+      this.bucket = secureBucket(this, 'Bucket', { accessLogs: { bucket: props.accessLogs, prefix: 'warehouse/' } })
     }
   }
 
   /** `s3://bucket/prefix` for FLOE_WAREHOUSE. */
   get warehouseUrl(): string {
     return `s3://${this.bucket.bucketName}/${this.warehousePrefix}`
-  }
-
-  /** `s3://bucket/prefix` for FLOE_DLQ. */
-  get deadLetterUrl(): string {
-    return `s3://${this.bucket.bucketName}/${this.deadLetterPrefix}`
   }
 
   /**
@@ -99,13 +84,6 @@ export class Warehouse extends Construct {
       deletable,
       "Orphan cleanup deletes unreferenced files of tables created at run time: only their data/ and metadata/ folders and Floe's spilled file lists.",
     )
-  }
-
-  /** Dead letters: write only (deterministic keys, so a retry overwrites). */
-  grantDeadLetterWrite(grantee: iam.IGrantable): void {
-    const objects = this.bucket.arnForObjects(`${this.deadLetterPrefix}/*`)
-    addStatement(grantee, { sid: 'DeadLetterWrite', actions: ['s3:PutObject', 's3:AbortMultipartUpload'], resources: [objects] })
-    acknowledgeWildcardResources(policyScope(grantee), [objects], 'Dead-letter keys are derived from topic, partition and offset at run time; write-only under the dead-letter prefix.')
   }
 }
 

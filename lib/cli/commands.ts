@@ -17,6 +17,7 @@ import { commitCommand } from './commit.js'
 import { startCommand } from './start.js'
 import { maintainCommand } from './maintain.js'
 import { deadLettersCommand } from './dead-letters.js'
+import { replayCommand } from './replay.js'
 
 export const commands: Command[] = [
   initCommand,
@@ -26,6 +27,7 @@ export const commands: Command[] = [
   inspectCommand,
   maintainCommand,
   deadLettersCommand,
+  replayCommand,
 ]
 
 export type { Command } from './command.js'

@@ -13,6 +13,21 @@ import { partitionKey } from '../control/keys.js'
 export const offsetsSummaryKey = (pipeline: string) => `floe.offsets.${pipeline}`
 export const COMMIT_ID_KEY = 'floe.commit-id'
 export const VALID_THROUGH_KEY = 'floe.valid-through-ts'
+/**
+ * Replayed batches (lib/replay) in a snapshot: their replay ids, comma-separated. Their offsets
+ * are below `floe.offsets.*`, so offsets cannot tell whether they are in; this key can.
+ */
+export const REPLAY_ID_KEY = 'floe.replay-id'
+
+/** Every replay id the table's history (current snapshot and its ancestors) holds. */
+export function replayedIds(md: TableMetadata): Set<string> {
+  const out = new Set<string>()
+  for (const snap of ancestors(md)) {
+    const text = snap.summary?.[REPLAY_ID_KEY]
+    if (text) for (const id of text.split(',')) if (id) out.add(id)
+  }
+  return out
+}
 
 export interface CommittedOffsets {
   offsets: Map<string, bigint>
@@ -79,10 +94,11 @@ export function coverage(ranges: OffsetRange[], offsets: Map<string, bigint>): C
   return covered === 0 ? 'uncovered' : covered === ranges.length ? 'covered' : 'partial'
 }
 
-/** Previous offsets advanced by the batches' ranges; never moves an offset backwards. */
-export function mergeOffsets(previous: Map<string, bigint>, batches: { ranges: OffsetRange[] }[]): Map<string, bigint> {
+/** Previous offsets advanced by the batches' ranges; never moves an offset backwards. Replayed batches never move them. */
+export function mergeOffsets(previous: Map<string, bigint>, batches: { ranges: OffsetRange[]; replayId?: string }[]): Map<string, bigint> {
   const out = new Map(previous)
   for (const b of batches) {
+    if (b.replayId !== undefined) continue
     for (const r of b.ranges) {
       const k = partitionKey(r.topic, r.partition)
       const cur = out.get(k)
@@ -93,9 +109,10 @@ export function mergeOffsets(previous: Map<string, bigint>, batches: { ranges: O
 }
 
 /** Minimum over the commit's partitions of each partition's latest record timestamp (epoch ms). */
-export function validThroughTs(batches: { ranges: OffsetRange[] }[]): number | undefined {
+export function validThroughTs(batches: { ranges: OffsetRange[]; replayId?: string }[]): number | undefined {
   const latest = new Map<string, number>()
   for (const b of batches) {
+    if (b.replayId !== undefined) continue
     for (const r of b.ranges) {
       const k = partitionKey(r.topic, r.partition)
       latest.set(k, Math.max(latest.get(k) ?? -Infinity, r.maxTimestamp))

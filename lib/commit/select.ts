@@ -18,6 +18,8 @@ export interface SelectLimits {
 export function selectBatches(pending: PendingBatch[], limits: SelectLimits): PendingBatch[] {
   const queues = new Map<string, PendingBatch[]>()
   for (const b of pending) {
+    // A replayed batch is below every live batch's offsets and fenced on its own: no queue.
+    if (b.replayId !== undefined) continue
     for (const r of b.ranges) {
       const k = partitionKey(r.topic, r.partition)
       const q = queues.get(k) ?? []
@@ -34,7 +36,7 @@ export function selectBatches(pending: PendingBatch[], limits: SelectLimits): Pe
     progress = false
     for (let i = 0; i < remaining.length; i++) {
       const b = remaining[i]!
-      const ready = b.ranges.every((r) => {
+      const ready = b.replayId !== undefined || b.ranges.every((r) => {
         const k = partitionKey(r.topic, r.partition)
         return queues.get(k)![position.get(k)!] === b
       })
@@ -42,6 +44,11 @@ export function selectBatches(pending: PendingBatch[], limits: SelectLimits): Pe
       if (selected.length >= limits.maxBatches || (selected.length > 0 && bytes + b.bytes > limits.maxBytes)) return selected
       selected.push(b)
       bytes += b.bytes
+      if (b.replayId !== undefined) {
+        remaining.splice(i--, 1)
+        progress = true
+        continue
+      }
       for (const r of b.ranges) {
         const k = partitionKey(r.topic, r.partition)
         position.set(k, position.get(k)! + 1)

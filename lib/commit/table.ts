@@ -24,6 +24,8 @@ import {
   formatOffsets,
   mergeOffsets,
   offsetsSummaryKey,
+  REPLAY_ID_KEY,
+  replayedIds,
   VALID_THROUGH_KEY,
   validThroughTs,
 } from './offsets.js'
@@ -126,7 +128,13 @@ async function appendWithRetries(
     const committed = committedOffsets(metadata, pipeline)
     const todo: PendingBatch[] = []
     const covered: PendingBatch[] = []
+    const replayed = selected.some((b) => b.replayId !== undefined) ? replayedIds(metadata) : new Set<string>()
     for (const b of selected) {
+      if (b.replayId !== undefined) {
+        // Below the committed offsets by nature: in the table iff a snapshot names its replay id.
+        ;(replayed.has(b.replayId) ? covered : todo).push(b)
+        continue
+      }
       const c = coverage(b.ranges, committed.offsets)
       if (c === 'covered') covered.push(b)
       else if (c === 'uncovered') todo.push(b)
@@ -146,6 +154,8 @@ async function appendWithRetries(
     }
     const validThrough = validThroughTs(todo)
     if (validThrough !== undefined) summary[VALID_THROUGH_KEY] = String(validThrough)
+    const replayIds = [...new Set(todo.flatMap((b) => (b.replayId ? [b.replayId] : [])))]
+    if (replayIds.length > 0) summary[REPLAY_ID_KEY] = replayIds.sort().join(',')
     const next = await appendFiles(deps.io, metadata, newFiles, { summary })
     lease = await renewLease(deps.control, lease)
     await opts.hooks?.beforeSwap?.({ table, attempt })

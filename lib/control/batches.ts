@@ -11,6 +11,7 @@ import { dataFileToJSON } from '../iceberg/datafile-json.js'
 import { readCheckpoints } from './checkpoints.js'
 import { cancellationCodes, wrapDynamoError } from './errors.js'
 import { pages } from './paging.js'
+import { markerPut, replayMarkerKey, type ReplayMarker } from './replay.js'
 import {
   batchIdFor,
   batchPartition,
@@ -37,6 +38,14 @@ export interface RegisterRequest {
   next: Map<string, bigint>
   /** One per table; may be empty (a batch of dead letters only still advances checkpoints). */
   batches: PendingBatchInput[]
+  /**
+   * Replay only (lib/replay): markers put in the same transaction, each conditioned on not
+   * existing yet. If one exists the source was already replayed: nothing is written, `'stale'`.
+   * Replay batches (`replayId` set) are below the checkpoints: they need no entry in `next`.
+   */
+  markers?: ReplayMarker[]
+  /** With markers: the id every marker and batch of this registration carries. */
+  replayId?: string
 }
 
 /**
@@ -56,7 +65,7 @@ export async function registerBatches(ctx: ControlContext, req: RegisterRequest)
   const spilled: string[] = []
   const batchKeys: { pk: string; sk: string }[] = []
   for (const batch of req.batches) {
-    const batchId = batchIdFor(req.pipeline, batch.table, batch.ranges)
+    const batchId = batch.replayId ? batchIdFor(req.pipeline, `${batch.table}\nreplay ${batch.replayId}`, batch.ranges) : batchIdFor(req.pipeline, batch.table, batch.ranges)
     const key = pendingBatchKey(req.pipeline, batch.table, batchId)
     batchKeys.push(key)
     const filesJson = JSON.stringify(batch.files.map((f) => dataFileToJSON(f)))
@@ -86,6 +95,7 @@ export async function registerBatches(ctx: ControlContext, req: RegisterRequest)
         maxTimestamp: r.maxTimestamp,
       })),
       filesJson,
+      ...(batch.replayId ? { replayId: batch.replayId } : {}),
     }
     if (Buffer.byteLength(JSON.stringify(item)) > ctx.config.spillThresholdBytes) {
       // The attempt id keeps two writers of the same batch id from overwriting each other's list.
@@ -120,12 +130,13 @@ export async function registerBatches(ctx: ControlContext, req: RegisterRequest)
       },
     })
   }
-  if (puts.length + updates.length === 0) return 'registered'
+  const markers = (req.markers ?? []).map((m) => markerPut(ctx, req.pipeline, req.replayId ?? attemptId, m, now, attemptId))
+  if (puts.length + updates.length + markers.length === 0) return 'registered'
   try {
     await ctx.doc.send(
       // The token makes the SDK's own retries of this request idempotent (a retry after a lost
       // response must not see our own checkpoint update as someone else's).
-      new TransactWriteCommand({ TransactItems: [...puts, ...updates] as never, ClientRequestToken: attemptId }),
+      new TransactWriteCommand({ TransactItems: [...puts, ...updates, ...markers] as never, ClientRequestToken: attemptId }),
     )
     return 'registered'
   } catch (err) {
@@ -133,6 +144,11 @@ export async function registerBatches(ctx: ControlContext, req: RegisterRequest)
     if (codes === undefined) throw wrapDynamoError(`registering batches in ${ctx.table}`, err)
     // Cancelled: nothing was written, so our spilled lists are garbage.
     await ctx.io.deleteMany(spilled).catch((e) => logger.warn('could not delete spilled file lists', { spilled, error: String(e) }))
+    if (markers.length > 0 && codes.slice(puts.length + updates.length).includes('ConditionalCheckFailed')) {
+      // A marker exists: this source was replayed by an earlier run — or by this very call (an SDK
+      // retry after a lost response); either way its batches are registered.
+      return (await markerIsOurs(ctx, req, attemptId)) ? 'registered' : 'stale'
+    }
     if (codes.includes('ConditionalCheckFailed')) return await resolveConflict(ctx, req, codes, puts.length, batchKeys, attemptId)
     if (codes.some((c) => c === 'TransactionConflict' || c.includes('Throttl') || c.includes('ProvisionedThroughput'))) {
       throw new ThrottledError(`registering batches in ${ctx.table}: transaction cancelled (${codes.join(', ')})`, { cause: err })
@@ -198,11 +214,22 @@ async function ownAttemptLanded(
   return false
 }
 
+/** Whether the first marker of the request carries this attempt's id (marker and batches land together). */
+async function markerIsOurs(ctx: ControlContext, req: RegisterRequest, attemptId: string): Promise<boolean> {
+  const key = replayMarkerKey(req.pipeline, req.markers![0]!.sourceId)
+  try {
+    const out = await ctx.doc.send(new GetCommand({ TableName: ctx.table, Key: key, ConsistentRead: true, ProjectionExpression: 'attemptId' }))
+    return out.Item?.attemptId === attemptId
+  } catch (err) {
+    throw wrapDynamoError(`checking whether replay marker ${key.pk} is ours`, err)
+  }
+}
+
 function validate(req: RegisterRequest): void {
-  const count = req.batches.length + req.next.size
+  const count = req.batches.length + req.next.size + (req.markers?.length ?? 0)
   if (count > maxTransactionItems) {
     throw new FloeError(
-      `pipeline ${req.pipeline}: registration needs ${count} transaction items (${req.batches.length} batches + ${req.next.size} checkpoints), more than ${maxTransactionItems}: split the partitions into groups`,
+      `pipeline ${req.pipeline}: registration needs ${count} transaction items (${req.batches.length} batches + ${req.next.size} checkpoints + ${req.markers?.length ?? 0} replay markers), more than ${maxTransactionItems}: split the partitions into groups`,
     )
   }
   for (const [k, next] of req.next) {
@@ -217,6 +244,10 @@ function validate(req: RegisterRequest): void {
     if (tables.has(b.table)) throw new FloeError(`pipeline ${req.pipeline}: two batches for table ${b.table} in one registration (merge them)`)
     tables.add(b.table)
     if (b.ranges.length === 0) throw new FloeError(`pipeline ${req.pipeline}: batch for ${b.table} has no offset ranges`)
+    if (b.replayId !== undefined) {
+      if (!req.markers?.length) throw new FloeError(`pipeline ${req.pipeline}: replay batch for ${b.table} without a replay marker (unfenced)`)
+      continue
+    }
     for (const r of b.ranges) {
       const k = partitionKey(r.topic, r.partition)
       const next = req.next.get(k)

@@ -159,6 +159,7 @@ export async function markCommitted(ctx: ControlContext, lease: Lease, marks: Co
             bytes: batch.bytes,
             fileCount: batch.fileCount,
             spillPath: batch.spillPath,
+            replayId: batch.replayId,
             ranges: batch.ranges.map((r) => ({ ...r, firstOffset: r.firstOffset.toString(), nextOffset: r.nextOffset.toString() })),
             snapshotId: snapshotId.toString(),
             commitId,

@@ -41,7 +41,7 @@ export async function listPendingTables(ctx: ControlContext, pipeline: string): 
   }
 }
 
-const SUMMARY_FIELDS = ['table', 'batchId', 'writerId', 'createdAt', 'schemaId', 'specId', 'ranges', 'recordCount', 'bytes', 'fileCount', 'spillPath', 'attemptId']
+const SUMMARY_FIELDS = ['table', 'batchId', 'writerId', 'createdAt', 'schemaId', 'specId', 'ranges', 'recordCount', 'bytes', 'fileCount', 'spillPath', 'attemptId', 'replayId']
 
 /** Every pending batch of a table (consistent Query), without file lists. */
 export async function readPendingBatches(ctx: ControlContext, pipeline: string, table: string): Promise<PendingBatch[]> {
@@ -84,6 +84,7 @@ function toPendingBatch(item: Record<string, unknown>): PendingBatch {
     fileCount: item.fileCount as number,
     spillPath: item.spillPath as string | undefined,
     attemptId: item.attemptId as string | undefined,
+    ...(item.replayId ? { replayId: item.replayId as string } : {}),
   }
 }
 

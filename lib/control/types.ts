@@ -39,6 +39,8 @@ export interface PendingBatchInput {
   ranges: OffsetRange[]
   recordCount: number
   bytes: number
+  /** Set on batches lib/replay registers: fenced by a replay marker, not by the checkpoints. */
+  replayId?: string
 }
 
 /** A pending batch as the committer reads it back (files loaded separately: see loadBatchFiles). */
@@ -57,4 +59,6 @@ export interface PendingBatch {
   spillPath?: string
   /** Unique per registerBatches call (tells a writer its own earlier attempt from another writer's). */
   attemptId?: string
+  /** A replayed batch (lib/replay): its ranges are below the committed offsets; the summary's `floe.replay-id` says whether it is in. */
+  replayId?: string
 }

@@ -26,6 +26,11 @@ export interface EsmOptions {
   /** Re-batch a retried batch differently: 'same' | 'split' | 'merge' | a chooser. */
   rebatch?: 'same' | 'split' | 'merge' | ((attempt: number) => 'same' | 'split' | 'merge')
   eventSourceArn?: string
+  /**
+   * The on-failure destination: called with the batch the mapping gives up on (after
+   * `maxRetries`), before it moves on — e.g. to put `onFailureRecord(...)` in a failed-batches store.
+   */
+  onFailure?: (event: KafkaEvent, attempts: number, error: unknown) => Promise<void>
 }
 
 /** Why a batch closed: it reached its record limit, the next record would pass the payload limit, or the window ran out. */
@@ -56,7 +61,7 @@ export class EventSourceMapping {
   readonly positions = new Map<string, bigint>()
   /** The mapping's clock, in ms: when the next batch may open. */
   clock = 0
-  private readonly opts: Required<Omit<EsmOptions, 'rebatch'>> & Pick<EsmOptions, 'rebatch'>
+  private readonly opts: Required<Omit<EsmOptions, 'rebatch' | 'onFailure'>> & Pick<EsmOptions, 'rebatch' | 'onFailure'>
   /** Partition keys with an uncommitted failure, and how many times they failed. */
   private readonly failures = new Map<string, number>()
 
@@ -71,6 +76,7 @@ export class EventSourceMapping {
       maxPayloadBytes: opts.maxPayloadBytes ?? MAX_PAYLOAD_BYTES,
       maxRetries: opts.maxRetries ?? -1,
       rebatch: opts.rebatch,
+      onFailure: opts.onFailure,
       eventSourceArn: opts.eventSourceArn ?? 'arn:aws:kafka:us-east-1:000000000000:cluster/local/00000000-0000-0000-0000-000000000000-1',
     }
   }
@@ -120,13 +126,16 @@ export class EventSourceMapping {
     if (batch.length === 0) return { records: 0, attempt: 0, ok: true }
     const keys = [...new Set(batch.map((r) => tpKey(r.topic, r.partition)))]
     const attempt = Math.max(0, ...keys.map((k) => this.failures.get(k) ?? 0)) + 1
+    const event = buildEvent(batch, this.opts.eventSourceArn)
     try {
-      await this.invoke(buildEvent(batch, this.opts.eventSourceArn))
+      await this.invoke(event)
     } catch (error) {
       for (const k of keys) this.failures.set(k, (this.failures.get(k) ?? 0) + 1)
       if (this.opts.maxRetries >= 0 && attempt > this.opts.maxRetries) {
         // The real mapping sends the batch to its on-failure destination and moves on.
+        await this.opts.onFailure?.(event, attempt, error)
         this.commit(batch)
+        for (const k of keys) this.failures.delete(k)
       }
       return { records: batch.length, attempt, ok: false, error }
     }
@@ -179,5 +188,33 @@ export class EventSourceMapping {
       if (opts.sleep && outcomes.some((o) => !o.ok)) await opts.sleep(this.opts.batchingWindowMs)
     }
     return { invocations, failures }
+  }
+}
+
+/**
+ * The document an S3 on-failure destination receives for a Kafka batch the mapping gave up on:
+ * the failure metadata and the whole invocation event under `payload` (AWS Lambda developer
+ * guide, "Capturing discarded batches for Amazon MSK and self-managed Apache Kafka event
+ * sources"). `lib/replay` reads it back.
+ */
+export function onFailureRecord(event: KafkaEvent, attempts: number, opts: { functionArn?: string; requestId?: string; now?: Date } = {}): Record<string, unknown> {
+  const first = Object.values(event.records)[0]?.[0]
+  return {
+    requestContext: {
+      requestId: opts.requestId ?? crypto.randomUUID(),
+      functionArn: opts.functionArn ?? 'arn:aws:lambda:us-east-1:000000000000:function:floe-writer',
+      condition: 'RetryAttemptsExhausted',
+      approximateInvokeCount: attempts,
+    },
+    responseContext: { statusCode: 200, executedVersion: '$LATEST', functionError: 'Unhandled' },
+    version: '1.0',
+    timestamp: (opts.now ?? new Date()).toISOString(),
+    KafkaBatchInfo: {
+      batchSize: Object.values(event.records).reduce((n, l) => n + l.length, 0),
+      bootstrapServers: event.bootstrapServers,
+      payloadSize: Buffer.byteLength(JSON.stringify(event)),
+      recordInfo: first ? { offset: String(first.offset), timestamp: new Date(first.timestamp).toISOString() } : undefined,
+    },
+    payload: event,
   }
 }

@@ -22,10 +22,10 @@ import type { Schema } from '../schema/types.js'
 import { BufferPool, type FlushReason } from './buffers.js'
 import { checkRecord } from './guard.js'
 import { dataFilePath, writeDataFile } from './files.js'
-import { inSegment, planGroups, segmentPartition } from './groups.js'
+import { inSegment, planGroups, segmentPartition, type Segment } from './groups.js'
 import { newGroupState, tableResult, writeGroup, type Item } from './register.js'
 import { TableSet, type Sample } from './tables.js'
-import type { WriteResult, WriterDeps } from './types.js'
+import type { ReplayOptions, WriteResult, WriterDeps } from './types.js'
 
 /** Attempts per group when another writer advanced a checkpoint part of the way. */
 const MAX_GROUP_ATTEMPTS = 3
@@ -33,6 +33,12 @@ const MAX_GROUP_ATTEMPTS = 3
 export interface WriteOptions {
   /** Names files and the registration; the Lambda request id in production. */
   writerId?: string
+  /**
+   * Replay mode (lib/replay): the records are below their checkpoints on purpose. No checkpoint
+   * is read, dropped by or advanced; the registration is ONE transaction fenced by the replay
+   * markers instead, and its batches carry the replay id.
+   */
+  replay?: ReplayOptions
 }
 
 export async function writeBatch(deps: WriterDeps, event: unknown, opts: WriteOptions = {}): Promise<WriteResult> {
@@ -41,7 +47,8 @@ export async function writeBatch(deps: WriterDeps, event: unknown, opts: WriteOp
   const records = parseKafkaEvent(event)
   const partitions = eventPartitions(records)
   const byKey = new Map(partitions.map((p) => [p.key, p]))
-  let checkpoints = await readCheckpoints(control, config.pipeline, partitions)
+  const replay = opts.replay
+  let checkpoints = replay ? new Map<string, bigint | undefined>() : await readCheckpoints(control, config.pipeline, partitions)
 
   const result: WriteResult = {
     writerId,
@@ -68,10 +75,13 @@ export async function writeBatch(deps: WriterDeps, event: unknown, opts: WriteOp
       result.belowCheckpoint++
       continue
     }
-    decoded.push(await prepareItem(deps, record, pkey))
+    const item = await prepareItem(deps, record, pkey)
+    if (replay?.tablesFor) restrictTables(item, replay.tablesFor(record))
+    decoded.push(item)
   }
-  if (decoded.length === 0) return finish(result, checkpoints)
-  const { kept: items, cuts } = deferPastTableLimit(decoded, config.limits.maxTablesPerBatch)
+  if (decoded.length === 0 && !replay) return finish(result, checkpoints)
+  // A replay is one all-or-nothing registration with no checkpoints to stop a partition at.
+  const { kept: items, cuts } = replay ? { kept: decoded, cuts: new Map<string, bigint>() } : deferPastTableLimit(decoded, config.limits.maxTablesPerBatch)
 
   // Back pressure, before anything is written.
   const tables = new TableSet(deps)
@@ -103,16 +113,19 @@ export async function writeBatch(deps: WriterDeps, event: unknown, opts: WriteOp
     // Only tables that get a batch count (failed ones only make dead letters).
     list.push({ offset: item.record.offset, tables: item.tables.filter((t) => tables.get(t)?.failure === undefined) })
   }
-  const groups = planGroups(
-    [...perPartition].flatMap(([key, list]) => {
-      const segments = segmentPartition(key, list, maxTransactionItems - 1)
-      // A partition cut at the table limit moves its checkpoint only up to its first deferred record.
-      const cut = cuts.get(key)
-      if (cut !== undefined) segments.at(-1)!.until = cut
-      return segments
-    }),
-    maxTransactionItems,
-  )
+  // A replay registers all or nothing: one group, its markers in the same transaction.
+  const groups: Segment[][] = replay
+    ? [[...new Set(items.map((i) => i.pkey))].map((key) => ({ key, tables: new Set<string>() }))]
+    : planGroups(
+        [...perPartition].flatMap(([key, list]) => {
+          const segments = segmentPartition(key, list, maxTransactionItems - 1)
+          // A partition cut at the table limit moves its checkpoint only up to its first deferred record.
+          const cut = cuts.get(key)
+          if (cut !== undefined) segments.at(-1)!.until = cut
+          return segments
+        }),
+        maxTransactionItems,
+      )
 
   let anyRegistered = false
   let anyStale = false
@@ -126,8 +139,8 @@ export async function writeBatch(deps: WriterDeps, event: unknown, opts: WriteOp
         const segment = inGroup.get(i.pkey)
         return segment !== undefined && inSegment(segment, i.record.offset) && !(i.record.offset >= 0n && (checkpoints.get(i.pkey) ?? -1n) > i.record.offset)
       })
-      if (groupItems.length === 0) break
-      const outcome = await writeGroup(deps, tables, pool, group, groupItems, keys, byKey, checkpoints, writerId, result, ends)
+      if (groupItems.length === 0 && !replay) break
+      const outcome = await writeGroup(deps, tables, pool, group, groupItems, keys, byKey, checkpoints, writerId, result, ends, replay)
       if (outcome === 'registered') {
         anyRegistered = true
         break
@@ -156,6 +169,17 @@ export async function writeBatch(deps: WriterDeps, event: unknown, opts: WriteOp
     )
   }
   return result
+}
+
+/** A replayed dead letter goes only to the tables it failed for (it is already in the others). */
+function restrictTables(item: Item, allowed: Set<string> | undefined): void {
+  if (allowed === undefined || item.dead || item.dropped) return
+  const before = item.tables
+  item.tables = before.filter((t) => allowed.has(t))
+  if (item.tables.length === 0) {
+    const reason = `replay: the routes no longer send this record to ${[...allowed].join(', ')} (they send it to ${before.join(', ') || 'no table'})`
+    item.dead = { record: item.record, reason, stage: 'route' }
+  }
 }
 
 async function prepareItem(deps: WriterDeps, record: KafkaRecord, pkey: string): Promise<Item> {

@@ -17,7 +17,7 @@ import { writeDeadLetters, type DeadLetter } from './dead-letters.js'
 import { WrittenFiles } from './files.js'
 import type { TableSet, TableState } from './tables.js'
 import { withTransactionBudget } from './tx-budget.js'
-import type { TableWriteResult, WriteResult, WriterDeps } from './types.js'
+import type { ReplayOptions, TableWriteResult, WriteResult, WriterDeps } from './types.js'
 
 /** One record of the batch after decoding and routing. */
 export interface Item {
@@ -63,6 +63,7 @@ export async function writeGroup(
   result: WriteResult,
   /** New checkpoints of partitions registered in offset segments (groups.ts): the next segment's first offset. */
   ends: ReadonlyMap<string, bigint> = new Map(),
+  replay?: ReplayOptions,
 ): Promise<'registered' | 'stale' | FencedError> {
   const { config, control, io } = deps
   const dead: DeadLetter[] = []
@@ -113,7 +114,7 @@ export async function writeGroup(
   await pool.flushAll()
 
   // Dead letters before the registration: never lost, and a retry overwrites them.
-  const dlqPaths = dead.length ? await writeDeadLetters(io, config.dlq, config.pipeline, dead) : []
+  const dlqPaths = dead.length && (replay?.writeDeadLetters ?? true) ? await writeDeadLetters(io, config.dlq, config.pipeline, dead) : []
 
   const expected = new Map<string, bigint | undefined>()
   const next = new Map<string, bigint>()
@@ -141,12 +142,16 @@ export async function writeGroup(
       ranges: offsetRanges,
       recordCount: files.reduce((n, f) => n + f.recordCount, 0),
       bytes: files.reduce((n, f) => n + f.fileSizeInBytes, 0),
+      ...(replay ? { replayId: replay.replayId } : {}),
     })
   }
+  const fence = replay
+    ? { expected: new Map<string, bigint | undefined>(), next: new Map<string, bigint>(), markers: await replay.markers(dead), replayId: replay.replayId }
+    : { expected, next }
 
   let outcome: 'registered' | 'stale'
   try {
-    outcome = await registerBatches(withTransactionBudget(control, batches), { pipeline: config.pipeline, writerId, expected, next, batches })
+    outcome = await registerBatches(withTransactionBudget(control, batches), { pipeline: config.pipeline, writerId, ...fence, batches })
   } catch (err) {
     // FencedError: the transaction was cancelled, nothing was written — the caller deletes the
     // files and retries. Any other error may hide a transaction that DID commit (a timeout after
@@ -156,7 +161,7 @@ export async function writeGroup(
   }
   result.transactions++
   if (outcome === 'registered') {
-    for (const [k, v] of next) checkpoints.set(k, v)
+    if (!replay) for (const [k, v] of next) checkpoints.set(k, v)
     result.dropped += dropped
     result.deadLetters += dead.length
     result.deadLetterPaths.push(...dlqPaths)

@@ -9,7 +9,9 @@ import type { PartitionSpec, TableMetadata } from '../iceberg/types.js'
 import type { FileIO } from '../io/types.js'
 import type { KafkaRecord } from '../kafka/event.js'
 import type { Schema } from '../schema/types.js'
+import type { ReplayMarker } from '../control/replay.js'
 import type { FlushReason } from './buffers.js'
+import type { DeadLetter } from './dead-letters.js'
 import type { Router } from './routing.js'
 
 export interface TableIdentifier {
@@ -89,4 +91,19 @@ export interface WriteResult {
   flushes: Record<FlushReason, number>
   peakBufferedBytes: number
   bytesWritten: number
+}
+
+/** How lib/replay runs the writer path (WriteOptions.replay). */
+export interface ReplayOptions {
+  /** Carried by every batch of the registration and, once committed, by the snapshot summary (`floe.replay-id`). */
+  replayId: string
+  /**
+   * Called once the files are written, with the records that are dead letters again, before
+   * the registration: returns the markers to put in the registration transaction.
+   */
+  markers: (dead: DeadLetter[]) => Promise<ReplayMarker[]>
+  /** Write the dead letters to FLOE_DLQ like the writer (true), or leave them to `markers` (false). */
+  writeDeadLetters: boolean
+  /** Tables a record may go to (undefined: wherever its routes send it). */
+  tablesFor?: (record: KafkaRecord) => Set<string> | undefined
 }

@@ -1,5 +1,5 @@
 /**
- * The deterministic chaos subset that runs with `npm test`: 34 schedules with a fixed seed, two
+ * The deterministic chaos subset that runs with `npm test`: two schedules with a fixed seed
  * per fault kind (each schedule forces one kind and may add others), against the real writer and
  * committer handlers in child processes. The full run is `npm run chaos -- --schedules 1000`.
  */

@@ -53,7 +53,7 @@ export class Container {
   kills = 0
 
   constructor(
-    readonly kind: 'writer' | 'committer' | 'maintenance',
+    readonly kind: 'writer' | 'committer' | 'maintenance' | 'replay',
     private readonly env: Record<string, string>,
     upstream: { s3: string; dynamodb: string },
   ) {

@@ -17,6 +17,7 @@ import { EventSourceMapping, type ClosedBy } from '../../lib/local/esm.js'
 import { KafkaLog, buildEvent, type KafkaEvent, type LogRecord } from '../../lib/local/kafka-log.js'
 import { Container, type InvokeResult } from './containers.js'
 import type { Rule, Verdict as ProxyVerdict } from './proxy.js'
+import { parkFailedBatch, parkedRecordIds } from './replay.js'
 import { findDangling, findOrphans, judge, readCheckpoints, readDeadLetters, readTable, type TableContents, type Verdict } from './verify.js'
 
 export const FAULTS = [
@@ -45,6 +46,12 @@ export const FAULTS = [
   'maintenance-kill-during-expiry',
   'compaction-races-committer',
   'expiry-with-pending',
+  // An outage longer than the mapping's retry budget parks batches in the failed-batches store;
+  // then `floe replay` (the replay Lambda in its own container) races the live writers, is
+  // killed before or after its transaction and run again, or is run twice.
+  'replay-racing-writers',
+  'replay-killed',
+  'replay-twice',
 ] as const
 export type Fault = (typeof FAULTS)[number]
 const MAINTENANCE_FAULTS: Fault[] = ['maintenance-kill-during-compaction', 'maintenance-kill-during-expiry', 'compaction-races-committer', 'expiry-with-pending']
@@ -96,6 +103,7 @@ export function containerEnv(env: HarnessEnv): Record<string, string> {
     FLOE_CATALOG_TABLE: env.catalogTable,
     FLOE_WAREHOUSE: `s3://${env.bucket}/warehouse`,
     FLOE_DLQ: `s3://${env.bucket}/dead-letters`,
+    FLOE_FAILED_BATCHES: `s3://${env.bucket}/failed-batches/${env.pipeline}`,
     FLOE_ROUTES: JSON.stringify({
       defaultNamespace: NAMESPACE,
       // Snapshots expire as soon as maintenance runs (it only runs in maintenance schedules).
@@ -116,16 +124,19 @@ export class Fleet {
   readonly writers: [Container, Container]
   readonly committers: [Container, Container]
   readonly maintainer: Container
+  /** Runs functions/replay.ts (`floe replay` in AWS). */
+  readonly replayer: Container
 
   constructor(env: HarnessEnv) {
     const vars = containerEnv(env)
     this.writers = [new Container('writer', vars, env.endpoints), new Container('writer', vars, env.endpoints)]
     this.committers = [new Container('committer', vars, env.endpoints), new Container('committer', vars, env.endpoints)]
     this.maintainer = new Container('maintenance', vars, env.endpoints)
+    this.replayer = new Container('replay', vars, env.endpoints)
   }
 
   all(): Container[] {
-    return [...this.writers, ...this.committers, this.maintainer]
+    return [...this.writers, ...this.committers, this.maintainer, this.replayer]
   }
 
   async start(): Promise<void> {
@@ -161,10 +172,12 @@ export function planSchedule(seed: number, index: number): Plan {
   const extra = Math.floor(r() * 3)
   for (let i = 0; i < extra; i++) faults.add(FAULTS[Math.floor(r() * FAULTS.length)]!)
   const topicCount = 1 + Math.floor(r() * 2)
+  // Replay schedules: small batches, so batches follow the one the outage parks (live writers to race).
+  const replaying = [...faults].some((f) => f.startsWith('replay-'))
   return {
     topics: Array.from({ length: topicCount }, (_, i) => ({ name: `s${seed}_${index}_t${i}`, partitions: 1 + Math.floor(r() * 3) })),
     recordsPerPartition: 10 + Math.floor(r() * 60),
-    batchSize: 5 + Math.floor(r() * 40),
+    batchSize: replaying ? 2 + Math.floor(r() * 4) : 5 + Math.floor(r() * 40),
     poisonRate: faults.has('poison') ? 0.1 : 0.02,
     faults: [...faults],
     commitEvery: 1 + Math.floor(r() * 4),
@@ -397,13 +410,38 @@ export async function runSchedule(env: HarnessEnv, fleet: Fleet, seed: number, i
     await m1.invoke(MAINTAIN)
   }
 
+  // Replay schedules: an outage of the control table's transactions for the first invocations,
+  // longer than the mapping's retry budget (maxRetries 1): it parks the batch as failed.
+  const replaying = plan.faults.some((f) => f.startsWith('replay-'))
+  let outage = replaying ? 2 : 0
+  let parked = 0
+  const refuseTx: Rule = (req) => (isTx(req) && req.target === env.controlTable ? { action: 'error5xx' } : { action: 'forward' })
+  const replayOnce = async (what: 'failed-batches' | 'dead-letters'): Promise<void> => {
+    invocations++
+    // A replay that fails (or reports failed sources) leaves records out: the judge sees them lost.
+    await fleet.replayer.invoke({ replay: what })
+  }
+
   const writerOnce = async (event: KafkaEvent): Promise<InvokeResult> => {
+    if (outage > 0) {
+      outage--
+      w1.setRules({ dynamodb: refuseTx })
+      return w1.invoke(event)
+    }
     if (take('compaction-races-committer', 0.3)) {
       // Maintenance commits to the table while a writer loads it and registers a batch.
       fire('compaction-races-committer')
       invocations++
       const [outcome] = await Promise.all([w1.invoke(event), m1.invoke(MAINTAIN)])
       return outcome
+    }
+    if (parked > 0 && take('replay-racing-writers')) {
+      // Replay the parked batches while a live writer registers newer records of the same partitions.
+      fire('replay-racing-writers')
+      const race = replayOnce('failed-batches')
+      const live = await w1.invoke(event)
+      await race
+      return live
     }
     const zombie = take('zombie-first-finishes', 0.3) ? 'first' : take('zombie-second-finishes', 0.3) ? 'second' : undefined
     if (zombie) {
@@ -479,10 +517,40 @@ export async function runSchedule(env: HarnessEnv, fleet: Fleet, seed: number, i
     batchSize: plan.batchSize,
     batchingWindowMs: plan.batchingWindowMs,
     rebatch: (attempt) => (['same', 'split', 'merge'] as const)[attempt % 3]!,
+    ...(replaying
+      ? {
+          maxRetries: 1,
+          onFailure: async (event: KafkaEvent, attempts: number) => {
+            parked++
+            await parkFailedBatch(env.s3, env.bucket, env.pipeline, event, attempts)
+          },
+        }
+      : {}),
   })
   const batches: Record<ClosedBy, number> = { count: 0, payload: 0, window: 0 }
   await esm.drain({ concurrency: 1, maxInvocations: 500, onBatch: (o) => void (o.closedBy && batches[o.closedBy]++) })
   if (plan.faults.includes('poison')) injected.poison = produced.filter((p) => p.poison).length
+
+  if (replaying) {
+    fleet.reset()
+    const rp = fleet.replayer
+    if (parked > 0 && take('replay-killed')) {
+      // Killed just before or just after its first registration transaction, then run again.
+      rp.setRules({ dynamodb: killOn(rp, 'replay-killed', (req) => isTx(req) && req.target === env.controlTable, r() < 0.5) })
+      invocations++
+      await rp.invoke({ replay: 'failed-batches' })
+      disarm()
+      fleet.reset()
+    }
+    const twice = parked > 0 && take('replay-twice')
+    if (twice) fire('replay-twice')
+    for (let i = 0; i < (twice ? 2 : 1); i++) {
+      await replayOnce('failed-batches')
+      // Dead letters (poison) are replayed too: they fail again and stay, exactly once.
+      await replayOnce('dead-letters')
+    }
+    disarm()
+  }
 
   // Settle: run committers without faults until nothing is pending.
   // A committer killed mid-commit leaves its lease until the TTL (2 s here) runs out, and a run
@@ -560,7 +628,8 @@ export async function runSchedule(env: HarnessEnv, fleet: Fleet, seed: number, i
   const ours = new Set(produced.map((p) => p.id))
   for (const id of [...dead.keys()]) if (!ours.has(id)) dead.delete(id)
   const checkpoints = await readCheckpoints(env.ddb, env.controlTable, env.pipeline, [...ends.keys()])
-  const verdict = judge(produced, tables, dead, ends, env.pipeline, checkpoints)
+  const replayed = replaying ? await parkedRecordIds(env.s3, env.bucket, env.pipeline) : undefined
+  const verdict = judge(produced, tables, dead, ends, env.pipeline, checkpoints, replayed)
   const poisonInTable = produced.filter((p) => p.poison && (tables.some((t) => t.rows.has(p.id)))).map((p) => p.id)
   if (poisonInTable.length) verdict.both.push(...poisonInTable.map((id) => `${id} (poison in table)`))
   const ok = !verdict.lost.length && !verdict.duplicated.length && !verdict.both.length && !verdict.offsetMismatches.length && orphansLeft === 0 && dangling === 0

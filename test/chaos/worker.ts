@@ -7,13 +7,19 @@
  * Messages: parent → { id, event } ; child → { id, ok, result? , error? , retryable? }.
  */
 const kind = process.argv[2]
-if (kind !== 'writer' && kind !== 'committer' && kind !== 'maintenance') {
-  console.error(`usage: worker.ts writer|committer|maintenance (got ${kind})`)
+if (kind !== 'writer' && kind !== 'committer' && kind !== 'maintenance' && kind !== 'replay') {
+  console.error(`usage: worker.ts writer|committer|maintenance|replay (got ${kind})`)
   process.exit(2)
 }
 
 const mod =
-  kind === 'writer' ? await import('../../functions/writer.js') : kind === 'committer' ? await import('../../functions/committer.js') : await import('../../functions/maintenance.js')
+  kind === 'writer'
+    ? await import('../../functions/writer.js')
+    : kind === 'committer'
+      ? await import('../../functions/committer.js')
+      : kind === 'replay'
+        ? await import('../../functions/replay.js')
+        : await import('../../functions/maintenance.js')
 const handler = mod.handler as (event: unknown, context: unknown) => Promise<unknown>
 
 let seq = 0

@@ -21,14 +21,14 @@ import { MINIMAL } from './stack-fixture.js'
 
 const run = promisify(execFile)
 const outdir = mkdtempSync(path.join(tmpdir(), 'floe-cdk-'))
-const assets: Record<'Writer' | 'Committer' | 'Maintenance', string> = { Writer: '', Committer: '', Maintenance: '' }
+const assets: Record<'Writer' | 'Committer' | 'Maintenance' | 'Replay', string> = { Writer: '', Committer: '', Maintenance: '', Replay: '' }
 
 beforeAll(() => {
   const app = new App({ outdir })
   const stack = new FloeStack(app, 'FloeBundle', { config: MINIMAL, env: { account: '111122223333', region: 'eu-west-1' } })
   const assembly = app.synth()
   const template = assembly.getStackByName(stack.stackName).template as { Resources: Record<string, { Type: string; Properties: { Code?: { S3Key?: string } } }> }
-  for (const name of ['Writer', 'Committer', 'Maintenance'] as const) {
+  for (const name of ['Writer', 'Committer', 'Maintenance', 'Replay'] as const) {
     const fn = Object.entries(template.Resources).find(([id, r]) => r.Type === 'AWS::Lambda::Function' && id.startsWith(name))
     const key = fn?.[1].Properties.Code?.S3Key
     if (!key) throw new Error(`no ${name} function code in the template`)
@@ -71,7 +71,7 @@ describe('bundled Lambda assets', () => {
     expect(result).toMatchObject({ loaded: true, ok: false, name: 'EventShapeError' })
   }, 180_000)
 
-  it('cold starts: the writer bundle writes an MSK sample to Parquet, the committer bundle commits it, the maintenance bundle finds no orphan', async () => {
+  it('cold starts: the writer bundle writes an MSK sample to Parquet, the committer bundle commits it, the maintenance bundle finds no orphan, the replay bundle runs', async () => {
     const aws = testAws()
     const bucket = await createTestBucket()
     const env = {
@@ -93,5 +93,8 @@ describe('bundled Lambda assets', () => {
 
     const maintained = await coldStart(assets.Maintenance, { source: 'floe.schedule' }, { ...env, AWS_LAMBDA_FUNCTION_NAME: 'floe-smoke-maintenance' })
     expect(maintained).toMatchObject({ loaded: true, ok: true, value: { tables: 1, failures: 0, deleted: 0, results: [{ table: 'smoke.mytopic', status: 'cleaned', orphans: 0 }, { table: '_spill', status: 'cleaned' }] } })
+
+    const replayed = await coldStart(assets.Replay, { replay: 'failed-batches', dryRun: true }, { ...env, AWS_LAMBDA_FUNCTION_NAME: 'floe-smoke-replay' })
+    expect(replayed).toMatchObject({ loaded: true, ok: true, value: { kind: 'failed-batches', dryRun: true, sources: 0, failures: 0 } })
   }, 300_000)
 })

@@ -75,7 +75,7 @@ describe('FloeStack', () => {
     const s = synth({ ...MINIMAL, onFailure: 'none' })
     const mappings = resources(s, 'AWS::Lambda::EventSourceMapping').map(([, r]) => r.Properties)
     expect(mappings.map((m) => m.DestinationConfig)).toEqual([undefined, undefined])
-    expect(resources(s, 'AWS::S3::Bucket')).toHaveLength(2)
+    expect(resources(s, 'AWS::S3::Bucket')).toHaveLength(3) // warehouse, dead letters, access logs
     expect(resources(s, 'AWS::CloudWatch::Alarm').map(([, r]) => r.Properties.MetricName)).not.toContain('PutRequests')
     expect(statements(s).filter((st) => JSON.stringify(st.Resource).includes('FailedBatches'))).toEqual([])
   })
@@ -85,7 +85,7 @@ describe('FloeStack', () => {
     const key = 'arn:aws:kms:eu-west-1:111122223333:key/1234abcd-12ab-34cd-56ef-1234567890ab'
     const s = synth({ ...MINIMAL, kafkaAuth: 'sasl-scram-512', kafkaSecretArn: secret, kafkaSecretKeyArn: key })
     expect(has(s, 'AWS::Lambda::EventSourceMapping', { SourceAccessConfigurations: [{ Type: 'SASL_SCRAM_512_AUTH', URI: secret }] })).not.toThrow()
-    const kms = statements(s).filter((st) => list(st.Action).some((a) => a.startsWith('kms:')))
+    const kms = statements(s).filter((st) => list(st.Action).some((a) => a.startsWith('kms:')) && JSON.stringify(st.Resource).includes(key))
     expect(kms).toMatchObject([{ Action: 'kms:Decrypt', Resource: key, Condition: { StringEquals: { 'kms:ViaService': 'secretsmanager.eu-west-1.amazonaws.com' } } }])
     expect(statements(s).filter((st) => list(st.Action).some((a) => a.startsWith('kafka-cluster:')))).toEqual([])
   })
@@ -134,10 +134,12 @@ describe('FloeStack', () => {
 
   it('every bucket denies requests without TLS, blocks public access and encrypts', () => {
     const buckets = resources(minimal, 'AWS::S3::Bucket')
-    expect(buckets.length).toBe(3) // warehouse, failed batches, access logs
+    expect(buckets.length).toBe(4) // warehouse, dead letters, failed batches, access logs
     for (const [id, b] of buckets) {
       expect({ id, block: b.Properties.PublicAccessBlockConfiguration }).toEqual({ id, block: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true } })
-      expect({ id, sse: b.Properties.BucketEncryption.ServerSideEncryptionConfiguration[0].ServerSideEncryptionByDefault.SSEAlgorithm }).toEqual({ id, sse: 'AES256' })
+      // Raw records (dead letters, failed batches) under the stack's KMS key; the rest SSE-S3.
+      const raw = id.startsWith('RawRecords') || id.startsWith('FailedBatches')
+      expect({ id, sse: b.Properties.BucketEncryption.ServerSideEncryptionConfiguration[0].ServerSideEncryptionByDefault.SSEAlgorithm }).toEqual({ id, sse: raw ? 'aws:kms' : 'AES256' })
       expect({ id, versioning: b.Properties.VersioningConfiguration }).toEqual({ id, versioning: undefined })
       expect(
         has(minimal, 'AWS::S3::BucketPolicy', {
@@ -162,11 +164,12 @@ describe('FloeStack', () => {
 
   it('an existing warehouse bucket: not created, grants scoped to its prefixes', () => {
     const s = synth({ ...MINIMAL, warehouseBucketName: 'corp-lake' })
-    expect(resources(s, 'AWS::S3::Bucket')).toHaveLength(2) // failed batches, access logs
+    expect(resources(s, 'AWS::S3::Bucket')).toHaveLength(3) // dead letters, failed batches, access logs
     const s3 = statements(s).filter((st) => JSON.stringify(st.Resource).includes('corp-lake'))
     const scoped = s3.flatMap((st) => list(st.Resource).map((r) => JSON.stringify(r).replace(/.*:::corp-lake/, 'corp-lake').replace(/"\]\]\}$/, '')))
     expect(new Set(scoped)).toEqual(
-      new Set(['corp-lake/warehouse/*', 'corp-lake', 'corp-lake/dead-letters/*']),
+      // Maintenance now compacts and expires (the committer's access); dead letters have their own bucket.
+      new Set(['corp-lake/warehouse/*', 'corp-lake']),
     )
     expect(resolveIntrinsics(fnEnv(s, 'Writer').FLOE_WAREHOUSE)).toBe('s3://corp-lake/warehouse')
     expect(new AwsSolutionsChecks().validateScope(s.stack).violations).toEqual([])
@@ -210,7 +213,7 @@ describe('FloeStack', () => {
     expect(has(s, 'AWS::Glue::Database', { DatabaseInput: { Name: 'lake' } })).not.toThrow()
     expect(resources(s, 'AWS::DynamoDB::Table')).toHaveLength(1)
     const glue = statements(s).filter((st) => list(st.Action).some((a) => a.startsWith('glue:')))
-    expect(glue.length).toBe(3) // writer, committer, maintenance (compaction and expiry commit)
+    expect(glue.length).toBe(4) // writer, committer, maintenance (compaction and expiry commit), replay
     for (const st of glue) {
       expect(list(st.Action)).toEqual(expect.arrayContaining(['glue:GetTable', 'glue:CreateTable', 'glue:UpdateTable', 'glue:CreateDatabase']))
       const arns = JSON.stringify(st.Resource)
@@ -224,7 +227,7 @@ describe('FloeStack', () => {
   })
 
   it('each function\'s environment passes the functions\' own config parser (lib/config.ts loadConfig)', () => {
-    for (const fn of ['Writer', 'Committer', 'Maintenance']) {
+    for (const fn of ['Writer', 'Committer', 'Maintenance', 'Replay']) {
       const env = resolveIntrinsics(fnEnv(minimal, fn)) as Record<string, string>
       const config = loadConfig(env)
       expect(config.pipeline).toBe('floe')
@@ -232,7 +235,10 @@ describe('FloeStack', () => {
       expect(config.catalog).toBe('dynamodb')
     }
     const writer = loadConfig(resolveIntrinsics(fnEnv(minimal, 'Writer')) as Record<string, string>)
-    expect(writer.dlq).toMatch(/^s3:\/\/ref-warehousebucket[0-9a-f]+\/dead-letters$/)
+    expect(writer.dlq).toMatch(/^s3:\/\/ref-rawrecordsdeadletters[0-9a-f]+\/dead-letters$/)
+    const replay = loadConfig(resolveIntrinsics(fnEnv(minimal, 'Replay')) as Record<string, string>)
+    expect(replay.dlq).toBe(writer.dlq)
+    expect(replay.failedBatches).toMatch(/^s3:\/\/ref-failedbatches[0-9a-f]+$/)
     expect(writer.memoryBudgetBytes).toBe(256 * 1024 * 1024)
   })
 
