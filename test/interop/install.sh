@@ -17,11 +17,12 @@ SPARK_MINOR=4.1
 ICEBERG=1.12.0
 DUCKDB=1.4.4
 DUCKDB_ICEBERG=1.4.4.20260205
+DUCKDB_EXT=0.1.2
 
 root=.interop
 venv=$root/venv
 jars=$root/jars
-stamp="$root/installed-$PYICEBERG-$PYARROW-$S3FS-$PYSPARK-$ICEBERG-$DUCKDB-$DUCKDB_ICEBERG"
+stamp="$root/installed-$PYICEBERG-$PYARROW-$S3FS-$PYSPARK-$ICEBERG-$DUCKDB-$DUCKDB_ICEBERG-$DUCKDB_EXT"
 mkdir -p "$root" "$jars"
 if [ -f "$stamp" ]; then echo "interop engines already installed ($stamp)"; exit 0; fi
 
@@ -34,7 +35,8 @@ fi
 pip_log=$root/pip.log
 if ! "$venv/bin/python" -m pip install --disable-pip-version-check -q \
     "pyiceberg[pyarrow,s3fs,dynamodb]==$PYICEBERG" "pyarrow==$PYARROW" "s3fs==$S3FS" \
-    "pyspark==$PYSPARK" "duckdb==$DUCKDB" "duckdb-ext-iceberg==$DUCKDB_ICEBERG" >"$pip_log" 2>&1; then
+    "pyspark==$PYSPARK" "duckdb==$DUCKDB" "duckdb-ext==$DUCKDB_EXT" "duckdb-ext-iceberg==$DUCKDB_ICEBERG" \
+    "duckdb-ext-httpfs==$DUCKDB_ICEBERG" "duckdb-ext-avro==$DUCKDB_ICEBERG" >"$pip_log" 2>&1; then
   cat "$pip_log" >&2
   if grep -qiE 'connection|timed out|temporary failure|name resolution|network is unreachable' "$pip_log"; then
     unreachable PyPI "see $pip_log"

@@ -1,0 +1,205 @@
+/**
+ * Item 1 of the interop contract: what Floe writes (a JSON topic and an Avro topic; identity,
+ * day, bucket and truncate partitions; structs, lists, maps, decimals, timestamps, uuid, integers
+ * beyond 2^53) is read by Spark SQL and PyIceberg through Floe's DynamoDB catalog, and by DuckDB
+ * by metadata path: exactly the records produced, with the right types, and partition pruning.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { avroEncode, everythingSchema } from '../codec/avro-fixtures.js'
+import { startTestRegistry, type TestRegistry } from '../helpers/registry.js'
+import { skipReason, startEngines, type Engines, type Json } from './engine.js'
+import { sortBy, startFloe, type Floe } from './floe.js'
+
+const COUNTRIES = ['de', 'fr', 'us']
+const BIG = 9_223_372_036_854_775_807n // long max: no JS number, no double holds it
+
+/** The JSON records produced, as the text a producer sends (so BIG is a JSON integer literal). */
+const clicks = Array.from({ length: 12 }, (_, i) => ({
+  id: i,
+  user_id: 1000 + i * 7,
+  big: i === 0 ? BIG : BigInt(2 ** 53) + BigInt(i),
+  country: COUNTRIES[i % 3]!,
+  sku: `${'abc'[i % 3]}${i}-sku`,
+  ts: `2024-05-0${1 + (i % 2)}T10:00:00.${String(i).padStart(6, '0')}Z`,
+  price: i + 0.25,
+  geo: { lat: i / 4, city: `c${i}` },
+  tags: i % 4 === 0 ? [] : [`t${i}`, 'x'],
+}))
+const clickText = (c: (typeof clicks)[number]) => JSON.stringify({ ...c, big: 'BIG' }).replace('"BIG"', c.big.toString())
+const tsMicros = (iso: string) => BigInt(Date.parse(iso.slice(0, 19) + 'Z')) * 1000n + BigInt(iso.slice(20, 26))
+/** `$int` tags big integers in engine replies; plain numbers stay numbers. */
+const big = (v: Json) => (typeof v === 'object' && v !== null && '$int' in v ? BigInt(v.$int as string) : BigInt(v as number))
+
+const UUIDS = ['123e4567-e89b-12d3-a456-426614174000', 'f81d4fae-7dec-11d0-a765-00a0c91e6bf6']
+/** Avro datums of everythingSchema (avsc's raw form). */
+const everything = UUIDS.map((id, i) => ({
+  b: i === 0,
+  i: -42 + i,
+  l: 9_007_199_254_740_993n + BigInt(i),
+  f: 1.5,
+  d: -0.25,
+  s: `héllo ${i}`,
+  raw: Buffer.from([0, 1, 2, 255 - i]),
+  dec: Buffer.from([0xff, 0x85 + i]), // -123 (+i) unscaled, scale 2
+  decFixed: Buffer.from('00000000000000000de0b6b3a7640001', 'hex'), // 10^18 + 1, scale 9
+  day: 19_844 + i,
+  tMillis: 45_296_789,
+  tMicros: 45_296_789_012n,
+  tsMillis: 1_714_567_890_123n,
+  tsMicros: 1_714_567_890_123_456n + BigInt(i),
+  tsNanos: 1_714_567_890_123_456_789n,
+  localMillis: 1_714_567_890_123n,
+  localMicros: -1n,
+  id,
+  idFixed: Buffer.from(id.replace(/-/g, ''), 'hex'),
+  hash: Buffer.alloc(16, 7),
+  color: 'GREEN',
+  opt: null,
+  choice: { string: 'two' },
+  tags: ['a', 'b'],
+  attrs: { k1: { long: -9_223_372_036_854_775_808n }, k2: null },
+  inner: { x: 1, when: { long: 0n } },
+  again: { x: 2, when: null },
+}))
+
+describe.skipIf(skipReason)('Floe writes, real engines read', () => {
+  let floe: Floe
+  let engines: Engines
+  let registry: TestRegistry
+
+  beforeAll(async () => {
+    registry = await startTestRegistry()
+    floe = await startFloe({
+      FLOE_SCHEMA_REGISTRY_URL: registry.url,
+      FLOE_ROUTES: JSON.stringify({
+        defaultNamespace: 'db',
+        formats: [{ topic: 'everything', value: 'avro-confluent' }],
+        routes: [
+          { topic: 'clicks', table: 'clicks' },
+          { topic: 'everything', table: 'everything' },
+        ],
+        tables: {
+          clicks: { partitionBy: ['country', 'day(ts)', 'bucket(4, user_id)', 'truncate(2, sku)'], kafkaMetadata: ['partition', 'offset'] },
+        },
+      }),
+    })
+    const schemaId = await registry.register('everything-value', everythingSchema)
+    const frame = (datum: unknown) => {
+      const header = Buffer.alloc(5)
+      header.writeUInt32BE(schemaId, 1)
+      return new Uint8Array(Buffer.concat([header, avroEncode(everythingSchema, datum)]))
+    }
+    // Two writer invocations and two commits, so the tables have two snapshots.
+    await floe.write(clicks.slice(0, 6).map((c, i) => ({ topic: 'clicks', partition: i % 2, offset: i, value: clickText(c) })))
+    await floe.write(everything.map((d, i) => ({ topic: 'everything', partition: 0, offset: i, value: frame(d) })))
+    expect(await floe.commit()).toBe(8)
+    await floe.write(clicks.slice(6).map((c, i) => ({ topic: 'clicks', partition: i % 2, offset: 6 + i, value: clickText(c) })))
+    expect(await floe.commit()).toBe(6)
+    engines = startEngines({ catalogTable: floe.deps.config.catalogTable, warehouse: floe.warehouse })
+  })
+  afterAll(async () => {
+    await engines?.close()
+    await registry?.close()
+  })
+
+  const expectedClicks = clicks.map((c) => ({
+    id: c.id,
+    user_id: c.user_id,
+    big: c.big,
+    country: c.country,
+    sku: c.sku,
+    ts: tsMicros(c.ts),
+    price: c.price,
+    lat: c.geo.lat,
+    city: c.geo.city,
+    tags: c.tags,
+  }))
+
+  it('Spark SQL reads every JSON record through the DynamoDB catalog, with Iceberg types', async () => {
+    const { schema, rows } = await engines.spark(
+      'SELECT id, user_id, big, country, sku, unix_micros(ts) AS ts, price, geo.lat AS lat, geo.city AS city, tags, _kafka.offset AS off FROM floe.db.clicks',
+    )
+    expect(Object.fromEntries(schema)).toMatchObject({ id: 'bigint', user_id: 'bigint', big: 'bigint', country: 'string', ts: 'bigint', price: 'double', tags: 'array<string>', off: 'bigint' })
+    const table = Object.fromEntries((await engines.spark('DESCRIBE TABLE floe.db.clicks')).rows.map((r) => [r.col_name, r.data_type]))
+    expect(table).toMatchObject({ ts: 'timestamp', geo: 'struct<lat:double,city:string>', _kafka: 'struct<partition:int,offset:bigint>' })
+    const read = sortBy(rows, 'id').map((r) => ({ ...r, big: big(r.big!), ts: big(r.ts!), off: undefined }))
+    expect(read).toEqual(expectedClicks.map((c) => ({ ...c, off: undefined })))
+  })
+
+  it('Spark prunes partitions: EXPLAIN shows the identity and day filters pushed into the Iceberg scan', async () => {
+    const plan = await engines.explain("SELECT id FROM floe.db.clicks WHERE country = 'de' AND ts >= TIMESTAMP '2024-05-02 00:00:00 UTC'")
+    const scan = plan.split('\n').find((l) => l.includes('BatchScan floe.db.clicks'))
+    expect(scan, plan).toBeDefined()
+    expect(scan).toMatch(/filters=.*country = 'de'/)
+    expect(scan).toMatch(/filters=.*ts >= /)
+    const { rows } = await engines.spark("SELECT id FROM floe.db.clicks WHERE country = 'de' AND ts >= TIMESTAMP '2024-05-02 00:00:00 UTC'")
+    expect(rows.map((r) => r.id).sort((a, b) => Number(a) - Number(b))).toEqual(clicks.filter((c) => c.country === 'de' && c.ts >= '2024-05-02').map((c) => c.id))
+  })
+
+  it('PyIceberg scans every JSON record, and a row filter plans fewer files', async () => {
+    const all = await engines.scan('db.clicks')
+    expect(Object.fromEntries(all.schema)).toMatchObject({ id: 'int64', big: 'int64', country: 'large_string', ts: 'timestamp[us, tz=UTC]', price: 'double' })
+    const read = sortBy(all.rows, 'id').map((r) => {
+      const geo = r.geo as Record<string, Json>
+      const ts = (r.ts as { $timestamp: string }).$timestamp
+      return { id: r.id, user_id: r.user_id, big: big(r.big!), country: r.country, sku: r.sku, ts: tsMicros(ts.replace('+00:00', 'Z').padEnd(26, '0')), price: r.price, lat: geo.lat, city: geo.city, tags: r.tags }
+    })
+    expect(read).toEqual(expectedClicks)
+    const de = await engines.scan('db.clicks', { rowFilter: "country == 'de'" })
+    expect(de.rows.map((r) => r.id).sort((a, b) => Number(a) - Number(b))).toEqual(clicks.filter((c) => c.country === 'de').map((c) => c.id))
+    expect(de.files).toBeGreaterThan(0)
+    expect(de.files).toBeLessThan(all.files)
+    const oneDay = await engines.scan('db.clicks', { rowFilter: "ts >= '2024-05-02T00:00:00+00:00'" })
+    expect(oneDay.files).toBeLessThan(all.files)
+    expect(oneDay.rows).toHaveLength(6)
+  })
+
+  it('DuckDB reads every JSON record by metadata path', async () => {
+    const path = await floe.metadataLocation('db.clicks')
+    const { schema, rows } = await engines.duckdb(
+      `SELECT id, user_id, big, country, sku, epoch_us(ts) AS ts, price, geo.lat AS lat, geo.city AS city, tags FROM iceberg_scan('${path}')`,
+    )
+    expect(Object.fromEntries(schema)).toMatchObject({ id: 'BIGINT', big: 'BIGINT', country: 'VARCHAR', price: 'DOUBLE', tags: 'VARCHAR[]' })
+    const read = sortBy(rows, 'id').map((r) => ({ ...r, big: big(r.big!), ts: big(r.ts!) }))
+    expect(read).toEqual(expectedClicks)
+  })
+
+  it('Spark reads the Avro topic: decimals, uuid, maps, dates and timestamps with their types', async () => {
+    const { rows } = await engines.spark(
+      'SELECT i, l, s, hex(raw) AS raw, dec, decFixed, CAST(day AS STRING) AS day, unix_micros(tsMicros) AS tsMicros, CAST(localMicros AS STRING) AS localMicros, id, idFixed, tags, attrs, inner.x AS x FROM floe.db.everything ORDER BY i',
+    )
+    const types = Object.fromEntries((await engines.spark('DESCRIBE TABLE floe.db.everything')).rows.map((r) => [r.col_name, r.data_type]))
+    expect(types).toMatchObject({ dec: 'decimal(10,2)', decFixed: 'decimal(38,9)', day: 'date', tsMicros: 'timestamp', localMicros: 'timestamp_ntz', id: 'string', attrs: 'map<string,bigint>' })
+    expect(rows).toEqual(
+      everything.map((d, i) => ({
+        i: d.i,
+        l: { $int: d.l.toString() },
+        s: d.s,
+        raw: Buffer.from(d.raw).toString('hex').toUpperCase(),
+        dec: { $decimal: (-(123 - i) / 100).toFixed(2) },
+        decFixed: { $decimal: '1000000000.000000001' },
+        day: `2024-05-0${1 + i}`,
+        tsMicros: { $int: d.tsMicros.toString() },
+        localMicros: '1969-12-31 23:59:59.999999',
+        id: d.id,
+        idFixed: d.id,
+        tags: ['a', 'b'],
+        attrs: { k1: { $int: '-9223372036854775808' }, k2: null },
+        x: 1,
+      })),
+    )
+  })
+
+  it('PyIceberg and DuckDB read the Avro topic alike', async () => {
+    const py = await engines.scan('db.everything', { columns: ['i', 'l', 'dec', 'decFixed', 'id', 'attrs', 'tsMicros'] })
+    expect(Object.fromEntries(py.schema)).toMatchObject({ dec: 'decimal128(10, 2)', decFixed: 'decimal128(38, 9)', l: 'int64' })
+    expect(sortBy(py.rows, 'i').map((r) => [r.i, r.l, r.dec, r.decFixed, r.attrs])).toEqual(
+      everything.map((d, i) => [d.i, { $int: d.l.toString() }, { $decimal: (-(123 - i) / 100).toFixed(2) }, { $decimal: '1000000000.000000001' }, [['k1', { $int: '-9223372036854775808' }], ['k2', null]]]),
+    )
+    const path = await floe.metadataLocation('db.everything')
+    const duck = await engines.duckdb(`SELECT i, l, dec, decFixed, CAST(id AS VARCHAR) AS id, attrs['k1'] AS k1 FROM iceberg_scan('${path}') ORDER BY i`)
+    expect(duck.rows).toEqual(
+      everything.map((d, i) => ({ i: d.i, l: { $int: d.l.toString() }, dec: { $decimal: (-(123 - i) / 100).toFixed(2) }, decFixed: { $decimal: '1000000000.000000001' }, id: d.id, k1: { $int: '-9223372036854775808' } })),
+    )
+  })
+})
