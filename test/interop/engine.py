@@ -160,9 +160,16 @@ def pyiceberg_scan(req):
     scan = table.scan(row_filter=row_filter, selected_fields=tuple(req.get("columns") or ["*"]))
     files = len(list(scan.plan_files()))
     arrow = scan.to_arrow()
+    schema = [[f.name, str(f.type)] for f in arrow.schema]
+    import pyarrow as pa
+
+    # Python's datetime stops at microseconds: nanosecond timestamps come back as epoch nanoseconds.
+    for i, f in enumerate(arrow.schema):
+        if pa.types.is_timestamp(f.type) and f.type.unit == "ns":
+            arrow = arrow.set_column(i, f.name, arrow.column(i).cast(pa.int64()))
     return {
         "files": files,
-        "schema": [[f.name, str(f.type)] for f in arrow.schema],
+        "schema": schema,
         "rows": [plain(r) for r in arrow.to_pylist()],
         "iceberg_schema": json.loads(table.schema().model_dump_json()),
     }

@@ -53,6 +53,5 @@ export async function startFloe(settings: Partial<Record<SettingName, string>>):
   }
 }
 
-/** Rows sorted by a key, for order-free comparison. */
-export const sortBy = <T extends Record<string, Json>>(rows: T[], key: string): T[] =>
-  [...rows].sort((a, b) => (String(a[key]).padStart(30, '0') < String(b[key]).padStart(30, '0') ? -1 : 1))
+/** Rows sorted by a numeric key, for order-free comparison. */
+export const sortBy = <T extends Record<string, Json>>(rows: T[], key: string): T[] => [...rows].sort((a, b) => Number(a[key]) - Number(b[key]))
