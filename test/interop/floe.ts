@@ -55,3 +55,9 @@ export async function startFloe(settings: Partial<Record<SettingName, string>>):
 
 /** Rows sorted by a numeric key, for order-free comparison. */
 export const sortBy = <T extends Record<string, Json>>(rows: T[], key: string): T[] => [...rows].sort((a, b) => Number(a[key]) - Number(b[key]))
+
+/** One committer run that must commit exactly `records` records (for setup code outside a test). */
+export async function commitExactly(floe: Floe, records: number): Promise<void> {
+  const got = await floe.commit()
+  if (got !== records) throw new Error(`expected the committer to commit ${records} records, it committed ${got}`)
+}

@@ -30,7 +30,7 @@ unreachable() { echo "!!! $1 could not be reached: $2" >&2; exit 3; }
 
 PYTHON=${PYTHON:-python3}
 if [ ! -x "$venv/bin/python" ]; then
-  "$PYTHON" -m venv "$venv" || { apt-get install -y --no-install-recommends python3-venv && "$PYTHON" -m venv "$venv"; }
+  "$PYTHON" -m venv "$venv" || { apt-get update && apt-get install -y --no-install-recommends python3-venv && "$PYTHON" -m venv "$venv"; }
 fi
 pip_log=$root/pip.log
 if ! "$venv/bin/python" -m pip install --disable-pip-version-check -q \
@@ -44,6 +44,7 @@ if ! "$venv/bin/python" -m pip install --disable-pip-version-check -q \
   exit 1
 fi
 
+if ! command -v mvn >/dev/null 2>&1; then apt-get update && apt-get install -y --no-install-recommends maven; fi
 mvn_log=$root/mvn.log
 for artifact in "org.apache.iceberg:iceberg-spark-runtime-${SPARK_MINOR}_${SCALA}:$ICEBERG" "org.apache.iceberg:iceberg-aws-bundle:$ICEBERG"; do
   if ! mvn -q -B dependency:copy -Dartifact="$artifact" -DoutputDirectory="$jars" -Dmdep.overWriteIfNewer=true >"$mvn_log" 2>&1; then

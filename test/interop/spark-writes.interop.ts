@@ -10,6 +10,8 @@ import { startFloe, type Floe } from './floe.js'
 
 const num = (v: Json | undefined) => (typeof v === 'object' && v !== null && '$int' in v ? Number(v.$int) : Number(v))
 const ids = (rows: Record<string, Json>[]) => rows.map((r) => num(r.id)).sort((a, b) => a - b)
+/** Floe's compaction and expiry exist (the maintenance issue): item 4 of the contract then runs. */
+const COMPACTION_LANDED = false
 const range = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => from + i)
 
 describe.skipIf(skipReason)('Spark writes, Floe appends', () => {
@@ -72,13 +74,13 @@ describe.skipIf(skipReason)('Spark writes, Floe appends', () => {
     await produce('v3', 6, 7, () => ({ region: 'us' }))
     expect(await floe.commit()).toBe(3)
 
-    const rows = (await engines.spark('SELECT id, region, _row_id, _last_updated_sequence_number AS seq FROM floe.db.spark_v3')).rows
+    const rows = (await engines.spark('SELECT id, region, _row_id AS row_id, _last_updated_sequence_number AS seq FROM floe.db.spark_v3')).rows
     expect(ids(rows)).toEqual([...range(0, 7), 2000])
     const byId = new Map(rows.map((r) => [num(r.id), r]))
     for (const id of [2000, 0, 1, 2, 3]) expect(byId.get(id)!.region, `initial-default for ${id}`).toBe('eu')
     for (const id of [4, 5]) expect(byId.get(id)!.region, `write-default for ${id}`).toBe('eu')
     expect(byId.get(6)!.region).toBe('us')
-    const rowIds = rows.map((r) => num(r._row_id))
+    const rowIds = rows.map((r) => num(r.row_id))
     expect(new Set(rowIds).size, 'row ids are unique').toBe(rows.length)
     expect(rowIds.every((v) => Number.isInteger(v) && v >= 0)).toBe(true)
     // Each row's last-updated sequence number is the sequence number of the snapshot that added it.
@@ -127,8 +129,12 @@ describe.skipIf(skipReason)('Spark writes, Floe appends', () => {
     expect(ids(py.rows)).toEqual([...range(0, 45), ...spark])
   })
 
-  // Item 4 waits for the maintenance issue (compaction and expiry in lib/maintenance).
-  it.todo(
-    "Floe's compaction and snapshot expiry are read back by Spark and PyIceberg with every row once, and Spark's remove_orphan_files(dry_run => true) finds no file Floe should have removed",
-  )
+  // Item 4 waits for the maintenance issue (compaction and expiry in lib/maintenance): flip
+  // COMPACTION_LANDED and write the body; until then this stays skipped, and fails if flipped alone.
+  it.skipIf(!COMPACTION_LANDED)("Floe's compaction and snapshot expiry are read back by Spark and PyIceberg with every row once, and Spark's remove_orphan_files(dry_run => true) finds no file Floe should have removed", () => {
+    // To build with lib/maintenance's compaction and expiry: Floe commits many small batches to
+    // db.shared, runs its compaction and expiry, then Spark and PyIceberg read every id once and
+    // CALL floe.system.remove_orphan_files(table => 'db.shared', dry_run => true) lists nothing.
+    expect.fail('not built yet: needs Floe compaction and expiry (the maintenance issue)')
+  })
 })
