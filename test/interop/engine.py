@@ -50,9 +50,11 @@ def spark():
             .config("spark.sql.catalog.floe.dynamodb.table-name", catalog_table)  # FLOE_CATALOG_TABLE
             .config("spark.sql.catalog.floe.warehouse", warehouse)  # FLOE_WAREHOUSE
             .config("spark.sql.catalog.floe.io-impl", "org.apache.iceberg.aws.s3.S3FileIO")
-            # Only for an S3-compatible server (here s3rver); leave both out on AWS:
+            # Only for an S3-compatible server (here s3rver, which stores aws-chunked bodies as is);
+            # leave these out on AWS:
             .config("spark.sql.catalog.floe.s3.endpoint", s3_endpoint)
             .config("spark.sql.catalog.floe.s3.path-style-access", "true")
+            .config("spark.sql.catalog.floe.s3.chunked-encoding-enabled", "false")
             .getOrCreate()
         )
         # --- end ---

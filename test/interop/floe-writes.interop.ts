@@ -101,6 +101,7 @@ describe.skipIf(skipReason)('Floe writes, real engines read', () => {
     await floe.write(clicks.slice(6).map((c, i) => ({ topic: 'clicks', partition: i % 2, offset: 6 + i, value: clickText(c) })))
     await commitExactly(floe, 6)
     engines = startEngines({ catalogTable: floe.deps.config.catalogTable, warehouse: floe.warehouse })
+    await engines.spark('SELECT 1') // start the JVM here, not inside the first test's time
   })
   afterAll(async () => {
     await engines?.close()

@@ -32,6 +32,7 @@ describe.skipIf(skipReason)('Spark writes, Floe appends', () => {
     })
     await floe.catalog.createNamespace('db').catch(() => undefined)
     engines = startEngines({ catalogTable: floe.deps.config.catalogTable, warehouse: floe.warehouse })
+    await engines.spark('SELECT 1') // start the JVM here, not inside the first test's time
   })
   afterAll(async () => engines?.close())
 
