@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { avroEncode, everythingSchema } from '../codec/avro-fixtures.js'
+import { liveDataFiles } from '../../lib/iceberg/scan.js'
 import { startTestRegistry, type TestRegistry } from '../helpers/registry.js'
 import { skipReason, startEngines, type Engines, type Json } from './engine.js'
 import { commitExactly, sortBy, startFloe, type Floe } from './floe.js'
@@ -208,6 +209,19 @@ describe.skipIf(skipReason)('Floe writes, real engines read', () => {
     await expect(engines.scan('db.nanos')).rejects.toThrow('Cannot promote timestamptz to timestamptz_ns')
     await expect(engines.spark('SELECT id FROM floe.db.nanos')).rejects.toThrow('Cannot convert unsupported type to Spark: timestamptz_ns')
     await expect(engines.duckdb(`SELECT id FROM iceberg_scan('${await floe.metadataLocation('db.nanos')}')`)).rejects.toThrow('Unrecognized primitive type: timestamptz_ns')
+  })
+
+  it("pyarrow reads Floe's uuid columns as Parquet UUIDs (the footer's logical type)", async () => {
+    const { metadata } = await floe.catalog.loadTable({ namespace: 'db', name: 'everything' })
+    const [file] = await liveDataFiles(floe.io, metadata)
+    const { columns, arrow, rows } = await engines.parquet(file!.dataFile.filePath)
+    expect(columns.filter(([path]) => path === 'id' || path === 'idFixed' || path === 'hash')).toEqual([
+      ['id', 'UUID', 'FIXED_LEN_BYTE_ARRAY'],
+      ['idFixed', 'UUID', 'FIXED_LEN_BYTE_ARRAY'],
+      ['hash', 'None', 'FIXED_LEN_BYTE_ARRAY'],
+    ])
+    expect(Object.fromEntries(arrow)).toMatchObject({ id: 'extension<arrow.uuid>', hash: 'fixed_size_binary[16]' })
+    expect(rows.map((r) => (r.id as { $uuid: string }).$uuid).sort()).toEqual(UUIDS)
   })
 
   it('PyIceberg and DuckDB read the Avro topic alike', async () => {
