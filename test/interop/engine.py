@@ -50,6 +50,8 @@ def spark():
             .config("spark.sql.catalog.floe.dynamodb.table-name", catalog_table)  # FLOE_CATALOG_TABLE
             .config("spark.sql.catalog.floe.warehouse", warehouse)  # FLOE_WAREHOUSE
             .config("spark.sql.catalog.floe.io-impl", "org.apache.iceberg.aws.s3.S3FileIO")
+            # Floe commits from outside this session: don't serve a cached, older table version.
+            .config("spark.sql.catalog.floe.cache-enabled", "false")
             # Only for an S3-compatible server (here s3rver, which stores aws-chunked bodies as is);
             # leave these out on AWS:
             .config("spark.sql.catalog.floe.s3.endpoint", s3_endpoint)
@@ -182,6 +184,16 @@ def pyiceberg_metadata(req):
     return {"metadata_location": table.metadata_location, "metadata": json.loads(table.metadata.model_dump_json())}
 
 
+def pyiceberg_add_column(req):
+    """A column with a v3 default (Spark's SQL cannot set one yet): initial-default = write-default."""
+    from pyiceberg.types import StringType
+
+    table = catalog().load_table(req["table"])
+    with table.update_schema() as update:
+        update.add_column(req["name"], StringType(), default_value=req["default"])
+    return {}
+
+
 def duckdb_sql(req):
     con = duck()
     cur = con.execute(req["sql"], req.get("params") or [])
@@ -210,6 +222,7 @@ OPS = {
     "spark": spark_sql,
     "pyiceberg_scan": pyiceberg_scan,
     "pyiceberg_metadata": pyiceberg_metadata,
+    "pyiceberg_add_column": pyiceberg_add_column,
     "duckdb": duckdb_sql,
     "parquet_schema": parquet_schema,
 }
