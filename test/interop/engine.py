@@ -184,16 +184,6 @@ def pyiceberg_metadata(req):
     return {"metadata_location": table.metadata_location, "metadata": json.loads(table.metadata.model_dump_json())}
 
 
-def pyiceberg_add_column(req):
-    """A column with a v3 default (Spark's SQL cannot set one yet): initial-default = write-default."""
-    from pyiceberg.types import StringType
-
-    table = catalog().load_table(req["table"])
-    with table.update_schema() as update:
-        update.add_column(req["name"], StringType(), default_value=req["default"])
-    return {}
-
-
 def duckdb_sql(req):
     con = duck()
     cur = con.execute(req["sql"], req.get("params") or [])
@@ -222,7 +212,6 @@ OPS = {
     "spark": spark_sql,
     "pyiceberg_scan": pyiceberg_scan,
     "pyiceberg_metadata": pyiceberg_metadata,
-    "pyiceberg_add_column": pyiceberg_add_column,
     "duckdb": duckdb_sql,
     "parquet_schema": parquet_schema,
 }

@@ -29,8 +29,6 @@ export interface Engines {
   /** PyIceberg `table.scan(row_filter)` through its DynamoDB catalog: rows and planned file count. */
   scan(table: string, opts?: { rowFilter?: string; columns?: string[] }): Promise<Rows & { files: number; iceberg_schema: { fields: Record<string, Json>[] } }>
   pyicebergMetadata(table: string): Promise<{ metadata_location: string; metadata: Record<string, Json> }>
-  /** PyIceberg adds an optional string column whose initial-default and write-default are `value`. */
-  addColumnWithDefault(table: string, name: string, value: string): Promise<void>
   duckdb(sql: string, params?: unknown[]): Promise<Rows>
   /** pyarrow's view of one Parquet file: logical types per column, Arrow types, rows. */
   parquet(path: string): Promise<{ columns: [string, string, string][]; arrow: [string, string][]; rows: Record<string, Json>[] }>
@@ -99,7 +97,6 @@ export function startEngines(target: EngineTarget): Engines {
     scan: (table, opts = {}) => call('pyiceberg_scan', { table, row_filter: opts.rowFilter, columns: opts.columns }),
     pyicebergMetadata: (table) => call('pyiceberg_metadata', { table }),
     duckdb: (sql, params) => call('duckdb', { sql, params }),
-    addColumnWithDefault: async (table, name, value) => void (await call('pyiceberg_add_column', { table, name, default: value })),
     parquet: (path) => call('parquet_schema', { path }),
     async close() {
       child.stdin.end()
