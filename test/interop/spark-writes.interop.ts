@@ -91,8 +91,7 @@ describe.skipIf(skipReason)('Spark writes, Floe appends', () => {
     expect(new Set(rowIds).size, 'row ids are unique').toBe(rows.length)
     expect(rowIds.every((v) => Number.isInteger(v) && v >= 0)).toBe(true)
     // Each row's last-updated sequence number is the sequence number of the snapshot that added it.
-    const snaps = (await engines.spark('SELECT snapshot_id, sequence_number FROM floe.db.spark_v3.snapshots')).rows
-    const seqs = new Set(snaps.map((s) => num(s.sequence_number)))
+    const seqs = new Set((await floe.catalog.loadTable(tableId)).metadata.snapshots.map((s) => Number(s['sequence-number'])))
     for (const r of rows) expect(seqs.has(num(r.seq)), `seq of ${num(r.id)}`).toBe(true)
     expect(num(byId.get(6)!.seq)).toBe(Math.max(...seqs))
     expect(num(byId.get(0)!.seq)).toBeLessThan(num(byId.get(6)!.seq))
