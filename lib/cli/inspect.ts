@@ -25,14 +25,15 @@ export interface InspectResult {
   partitionSpecs: unknown
   defaultSpecId: number
   snapshotCount: number
+  /** Counts of the current snapshot; zeros (and a null operation) for a table without one. */
   currentSnapshot: {
-    operation: string
+    operation: string | null
     dataFiles: number
     deleteFiles: number
     positionDeleteFiles: number
     equalityDeleteFiles: number
     records: number
-  } | null
+  }
 }
 
 /** Reads the table at `target` (a metadata file or a table location) through `io`. */
@@ -40,7 +41,7 @@ export async function inspectTable(io: FileIO, target: string): Promise<InspectR
   const metadataLocation = target.replace(/\/+$/, '').endsWith('.metadata.json') ? target : await findCurrentMetadataPath(io, target)
   const md = await readTableMetadata(io, metadataLocation)
   const snap = currentSnapshot(md)
-  let current: InspectResult['currentSnapshot'] = null
+  let current: InspectResult['currentSnapshot'] = { operation: null, dataFiles: 0, deleteFiles: 0, positionDeleteFiles: 0, equalityDeleteFiles: 0, records: 0 }
   if (snap) {
     const entries = await liveEntries(io, md, { snapshotId: snap['snapshot-id'] })
     const data = entries.filter((e) => e.dataFile.content === 0)
@@ -90,7 +91,8 @@ or the local state (--dir, default ./floe-local) points at.
 Reads table metadata (a *.metadata.json file, or the current one under <location>/metadata/
 via version-hint.text or the highest version) and the current snapshot's manifests, and prints
 JSON: format version, table uuid, current snapshot id (a string), current schema, partition
-specs, snapshot count, and the current snapshot's data files, delete files and records.
+specs, snapshot count, and the current snapshot's data files, delete files and records
+(all 0 for a table without snapshots).
 
   --path-map FROM=TO   rewrite paths starting with FROM to TO (repeatable), to read a table
                        copied from elsewhere, e.g. --path-map s3://warehouse/t=/tmp/t

@@ -106,11 +106,22 @@ export async function writeTableMetadata(io: FileIO, path: string, md: TableMeta
   await io.write(path, data, { contentType: 'application/json' })
 }
 
-/** Writes version-hint.text beside `path`: the number for `vN.metadata.json`, else the file stem. */
+/**
+ * Keeps a table readable by Hadoop-catalog readers (Iceberg Java's HadoopTableOperations, DuckDB
+ * on a folder): `version-hint.text` holds the integer N and `vN.metadata.json` is the current
+ * metadata. A catalog-named current file (`000N-<uuid>.metadata.json`, what Floe's commits write:
+ * unique names are what make concurrent writers safe) gets a `vN` copy beside it, written once.
+ * Only a file whose name has no version number leaves its stem in the hint (DuckDB reads that).
+ */
 export async function writeVersionHint(io: FileIO, md: TableMetadata, path: string): Promise<void> {
-  void md
   const name = baseName(path)
-  const hadoop = /^v(\d+)(?:\.gz)?\.metadata\.json$/.exec(name)
-  const hint = hadoop ? hadoop[1]! : name.replace(/(\.gz)?\.metadata\.json$/, '')
-  await io.write(`${dirName(path)}/version-hint.text`, hint, { contentType: 'text/plain' })
+  const version = metadataVersion(path)
+  const dir = dirName(path)
+  if (version !== undefined && !/^v\d+(?:\.gz)?\.metadata\.json$/.test(name)) {
+    const gz = name.endsWith('.gz.metadata.json') ? '.gz' : ''
+    const hadoop = `${dir}/v${version}${gz}.metadata.json`
+    if (!(await io.exists(hadoop))) await writeTableMetadata(io, hadoop, md)
+  }
+  const hint = version !== undefined ? String(version) : name.replace(/(\.gz)?\.metadata\.json$/, '')
+  await io.write(`${dir}/version-hint.text`, hint, { contentType: 'text/plain' })
 }

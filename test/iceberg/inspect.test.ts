@@ -1,9 +1,12 @@
-import { readFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { gunzipSync } from 'node:zlib'
 import { isLosslessNumber, parse } from 'lossless-json'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { inspectCommand, inspectTable } from '../../lib/cli/inspect.js'
-import { findCurrentMetadataPath, readTableMetadata } from '../../lib/iceberg/metadata-io.js'
+import { findCurrentMetadataPath, readTableMetadata, writeTableMetadata } from '../../lib/iceberg/metadata-io.js'
+import { newTableMetadata } from '../../lib/iceberg/metadata.js'
 import { localIO, mapPath, rel, tableDirs, tableIO, tablePathMap } from './fixture-tables.js'
 import { plainRecords } from '../helpers/plain-avro.js'
 
@@ -19,7 +22,7 @@ async function independentCounts(metadataPath: string, dir: string) {
   const current = str(md['current-snapshot-id'])
   const snapshots = (md.snapshots ?? []) as Record<string, unknown>[]
   const snap = snapshots.find((s) => str(s['snapshot-id']) === current)
-  if (!snap) return null
+  if (!snap) return { dataFiles: 0, deleteFiles: 0, records: 0 }
   const map = tablePathMap(md.location as string, dir)
   const manifests = snap['manifest-list']
     ? (await plainRecords(mapPath(snap['manifest-list'] as string, map))).map((m) => m.manifest_path as string)
@@ -53,7 +56,7 @@ describe('floe inspect agrees with the manifests of every whole fixture table', 
       const expected = await independentCounts(path, dir)
       expect(result.formatVersion).toBe(md['format-version'])
       expect(result.snapshotCount).toBe(md.snapshots.length)
-      expect(result.currentSnapshot && { dataFiles: result.currentSnapshot.dataFiles, deleteFiles: result.currentSnapshot.deleteFiles, records: result.currentSnapshot.records }).toEqual(expected)
+      expect({ dataFiles: result.currentSnapshot.dataFiles, deleteFiles: result.currentSnapshot.deleteFiles, records: result.currentSnapshot.records }).toEqual(expected)
     })
   }
 
@@ -82,6 +85,21 @@ describe('floe inspect command', () => {
     expect(typeof json.currentSnapshotId).toBe('string')
     expect(json.currentSnapshot).toMatchObject({ dataFiles: 2, deleteFiles: 2, records: 22 })
     expect(json.metadataLocation).toBe('s3a://hyperparam-iceberg/java/bunnies/metadata/v5.metadata.json')
+  })
+
+  it('prints zero counts for a table without snapshots', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'floe-inspect-'))
+    const md = newTableMetadata({ location: dir, schema: { type: 'struct', 'schema-id': 0, fields: [{ id: 1, name: 'id', required: false, type: 'long' }] } })
+    await writeTableMetadata(localIO, `${dir}/metadata/v1.metadata.json`, md)
+    let out = ''
+    vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      out += String(chunk)
+      return true
+    })
+    expect(await inspectCommand.run([dir])).toBe(0)
+    const json = JSON.parse(out) as Record<string, unknown>
+    expect(json).toMatchObject({ snapshotCount: 0, currentSnapshotId: null })
+    expect(json.currentSnapshot).toEqual({ operation: null, dataFiles: 0, deleteFiles: 0, positionDeleteFiles: 0, equalityDeleteFiles: 0, records: 0 })
   })
 
   it('exits 2 with usage when the table is missing', async () => {

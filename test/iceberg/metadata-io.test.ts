@@ -88,12 +88,28 @@ describe('metadata file names and writes', () => {
     const gz = `${dir}/metadata/v1.gz.metadata.json`
     await writeTableMetadata(localIO, gz, md)
     expect(JSON.parse(gunzipSync(readFileSync(gz)).toString())['format-version']).toBe(2)
-    await writeVersionHint(localIO, md, plain)
-    expect(readFileSync(`${dir}/metadata/version-hint.text`, 'utf8')).toBe('00000-a')
-    expect(await findCurrentMetadataPath(localIO, dir)).toBe(plain)
     await writeVersionHint(localIO, md, gz)
     expect(readFileSync(`${dir}/metadata/version-hint.text`, 'utf8')).toBe('1')
     expect(await findCurrentMetadataPath(localIO, dir)).toBe(gz)
+  })
+
+  it('keeps version-hint.text an integer with a vN.metadata.json beside it, as Hadoop-catalog readers need', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'floe-meta-'))
+    const md = newTableMetadata({ location: dir, schema: { type: 'struct', 'schema-id': 0, fields: [] } })
+    // A Hadoop-style table (v1, v2) that Floe then commits to with catalog-style names.
+    await writeTableMetadata(localIO, `${dir}/metadata/v2.metadata.json`, { ...md, 'last-updated-ms': 1 })
+    const floe = `${dir}/metadata/00003-6f1d.metadata.json`
+    await writeTableMetadata(localIO, floe, md)
+    await writeVersionHint(localIO, md, floe)
+    expect(readFileSync(`${dir}/metadata/version-hint.text`, 'utf8')).toBe('3')
+    expect(JSON.parse(readFileSync(`${dir}/metadata/v3.metadata.json`, 'utf8'))).toEqual(JSON.parse(readFileSync(floe, 'utf8')))
+    expect(await findCurrentMetadataPath(localIO, dir)).toBe(`${dir}/metadata/v3.metadata.json`)
+    // A hand-named file has no number: its stem is the hint (DuckDB's iceberg_scan reads that).
+    const odd = `${dir}/metadata/final.metadata.json`
+    await writeTableMetadata(localIO, odd, md)
+    await writeVersionHint(localIO, md, odd)
+    expect(readFileSync(`${dir}/metadata/version-hint.text`, 'utf8')).toBe('final')
+    expect(await findCurrentMetadataPath(localIO, dir)).toBe(odd)
   })
 
   it('reads a metadata file named by its own path (inspect on a file)', async () => {

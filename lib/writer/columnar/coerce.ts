@@ -15,8 +15,8 @@
  * (objects and arrays as their JSON text, the fallback column type of inference); maps from JSON
  * objects (keys coerced to the key type) or Map.
  */
-import { RecordError } from '../../errors.js'
-import { isList, isMap, isStruct, type IcebergType, type StructType } from '../../schema/types.js'
+import { RecordError, SchemaError } from '../../errors.js'
+import { isList, isMap, isStruct, type IcebergType, type NestedField, type StructType } from '../../schema/types.js'
 import { compilePrimitive, Failure, safeJson, type Convert, type Ctx } from './primitives.js'
 import { fieldValue, losslessText } from './values.js'
 
@@ -94,6 +94,7 @@ function compileStruct(type: StructType, path: string, ci: boolean): Convert {
   const required = type.fields.map((f) => f.required)
   const expected = type.fields.map((f) => typeName(f.type))
   const converts = type.fields.map((f) => compileType(f.type, path ? `${path}.${f.name}` : f.name, ci))
+  const defaults = type.fields.map((f, i) => writeDefault(f, converts[i]!, path))
   const known = new Set(ci ? names.map((name) => name.toLowerCase()) : names)
   const typeText = typeName(type)
   return (v, ctx) => {
@@ -104,7 +105,8 @@ function compileStruct(type: StructType, path: string, ci: boolean): Convert {
       for (; i < n; i++) {
         const name = names[i]!
         const value = ci ? fieldValue(v, name, true) : v[name]
-        if (value === null || value === undefined) {
+        if (value === undefined && defaults[i] !== undefined) out[name] = defaults[i]
+        else if (value === null || value === undefined) {
           if (required[i]) throw new Failure([], `${expected[i]} (required)`, value)
           out[name] = null
         } else out[name] = converts[i]!(value, ctx)
@@ -117,6 +119,25 @@ function compileStruct(type: StructType, path: string, ci: boolean): Convert {
       if (!known.has(ci ? key.toLowerCase() : key) && isInformative(v[key])) (ctx.unknown ??= []).push({ path: path ? `${path}.${key}` : key, value: v[key] })
     }
     return out
+  }
+}
+
+/**
+ * A field's v3 `write-default`, converted once: the value a record that lacks the field gets (an
+ * explicit null stays null). JSON single-value form: binary and fixed as hex, structs as `{}`
+ * (whose fields take their own defaults); everything else as coercion accepts it.
+ */
+function writeDefault(field: NestedField, convert: Convert, path: string): unknown {
+  const raw = field['write-default']
+  if (raw === undefined || raw === null) return undefined
+  const hex = (field.type === 'binary' || /^fixed\[/.test(String(field.type))) && typeof raw === 'string'
+  const input = hex && /^(?:[0-9a-fA-F]{2})*$/.test(raw) ? Uint8Array.from(raw.match(/../g) ?? [], (b) => parseInt(b, 16)) : raw
+  try {
+    return convert(input, { unknown: undefined })
+  } catch (err) {
+    if (!(err instanceof Failure)) throw err
+    const name = path ? `${path}.${field.name}` : field.name
+    throw new SchemaError(`field '${name}': write-default ${describe(raw)} is not a valid ${typeName(field.type)}`)
   }
 }
 

@@ -2,7 +2,7 @@
  * Parquet encoding: coerced rows → Arrow (typed arrays) → Arrow IPC → parquet-wasm, with the
  * table's codec (`write.parquet.compression-codec`, default zstd) and Iceberg field ids on every
  * column (Arrow field metadata `PARQUET:field_id`, which the Rust writer turns into Parquet
- * field ids). Column metrics come from the arrays and the footer (metrics.ts).
+ * field ids), and Parquet's UUID logical type on uuid columns (uuid-footer.ts). Column metrics come from the arrays and the footer (metrics.ts).
  */
 import * as arrow from 'apache-arrow'
 import { parquetMetadata } from 'hyparquet'
@@ -12,6 +12,7 @@ import { isList, isMap, isStruct, type IcebergType, type NestedField, type Struc
 import { compileArrowBuilder } from './arrow-build.js'
 import type { Row } from './coerce.js'
 import { columnMetrics, metricsModes, tracksBounds, type ColumnMetrics } from './metrics.js'
+import { tagUuidColumns, uuidFieldIds } from './uuid-footer.js'
 
 export interface EncodeOptions {
   /** Iceberg codec name: zstd (default), snappy, gzip, lz4, brotli, uncompressed (case-insensitive). */
@@ -53,7 +54,8 @@ export async function encodeParquet(tableSchema: StructType, rows: Row[], opts: 
   const properties = opts.properties ?? {}
   const modes = metricsModes(schema, properties)
   const { table, stats } = compileArrowBuilder(schema, { bounds: tracksBounds(modes) })(rows)
-  const bytes = writeArrowTable(table, { ...opts, compression: opts.compression ?? properties['write.parquet.compression-codec'] })
+  const written = writeArrowTable(table, { ...opts, compression: opts.compression ?? properties['write.parquet.compression-codec'] })
+  const bytes = tagUuidColumns(written, uuidFieldIds(schema))
   const footer = parquetMetadata(bytes)
   return { bytes, recordCount: rows.length, metrics: columnMetrics(stats, footer, modes) }
 }
