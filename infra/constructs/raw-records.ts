@@ -36,8 +36,8 @@ export class RawRecords extends Construct {
   readonly readerRole: iam.Role
   private readonly readers: iam.IRole[] = []
 
-  constructor(scope: Construct, id: string, props: RawRecordsProps) {
-    super(scope, id)
+  constructor(scope: Construct, constructId: string, props: RawRecordsProps) {
+    super(scope, constructId)
     this.deadLetterPrefix = props.deadLetterPrefix
     this.key = props.keyArn
       ? kms.Key.fromKeyArn(this, 'Key', props.keyArn)

@@ -83,7 +83,7 @@ describe('dead letters of a batch the mapping gave up on', () => {
     const event = buildEvent([...log.records('late-0')])
     // An attempt dead-letters the records (no route yet), then its registration fails; the mapping parks the batch.
     s.proxies.dynamodb.rule = (req) => (req.op === 'TransactWriteItems' ? { action: 'error5xx' } : { action: 'forward' })
-    await expect(writeBatch(s.writer, event)).rejects.toThrow()
+    await expect(writeBatch(s.writer, event)).rejects.toThrow(/TransactWriteItems|registering batches|5\d\d|InternalServerError|Service/)
     s.proxies.dynamodb.rule = () => ({ action: 'forward' })
     expect((await deadLetters(s)).size).toBe(6)
     await s.direct.io.write(`${s.config.failedBatches}/late-${crypto.randomUUID()}`, JSON.stringify(onFailureRecord(event, 11)))
