@@ -65,7 +65,7 @@ describe('floe init', () => {
 
   it('exits non-zero naming the variable when a FLOE_* value is bad', async () => {
     const r = await floeInit({ FLOE_WAREHOUSE: 'http://not-a-warehouse', AWS_ENDPOINT_URL: 'http://127.0.0.1:9' })
-    expect(r.code).toBe(1)
+    expect(r.code).toBe(2) // bad settings are usage errors (floe --help: exit codes)
     expect(r.stderr).toContain('FLOE_WAREHOUSE')
     expect(r.stderr).toContain('http://not-a-warehouse')
   })
