@@ -3,8 +3,8 @@
  * metadata files of its metadata log (followed back through older logs, as Iceberg Java's
  * `ReachableFileUtil.metadataFileLocations(table, true)` does), version-hint.text, statistics and
  * partition-statistics files, and for EVERY snapshot still in the metadata its manifest list,
- * its manifests and every file those manifests name — ADDED, EXISTING and DELETED entries alike
- * (a retained snapshot's deleted entry is live in that snapshot).
+ * its manifests and every file those manifests list as ADDED or EXISTING (a DELETED entry is a
+ * tombstone: while the file's snapshot is kept, that snapshot's manifests list it as live).
  *
  * Paths are compared in a normal form (`normalizePath`): `s3a://` and `s3n://` are `s3://`,
  * local paths are absolute `file://` paths. A file that cannot be read (a missing manifest) is an
@@ -78,7 +78,10 @@ export async function referencedFiles(io: FileIO, md: TableMetadata, metadataLoc
       } catch (err) {
         throw new IcebergError(`table ${md.location}: cannot read manifest ${m.manifestPath} (${(err as Error).message}); no orphan is deleted`, { cause: err })
       }
-      for (const e of entries) add(e.dataFile.filePath)
+      // A DELETED entry is a tombstone: the file is live in the parent snapshot, whose own
+      // manifests list it as ADDED or EXISTING while that snapshot is kept. Counting tombstones
+      // would keep, forever, a file whose parent expiry removed but could not delete (killed).
+      for (const e of entries) if (e.status !== 2) add(e.dataFile.filePath)
     }
   }
   await Promise.all(Array.from({ length: Math.min(READ_CONCURRENCY, queue.length) }, worker))
