@@ -2,24 +2,13 @@
  * The writer Lambda handler: the middy wrapper around writeBatch built by createWriterHandler
  * (DynamoDB Local + s3rver), and the cold start that fails on a bad setting.
  */
-import type { Context } from 'aws-lambda'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { ConfigError, FloeError } from '../../lib/errors.js'
 import { createWriterHandler } from '../../functions/writer.js'
 import { checkpoints, kafkaEvent, writerSetup } from '../writer/support.js'
+import { lambdaContext } from '../writer/readback.js'
 
-const context = (id: string) =>
-  ({
-    awsRequestId: id,
-    functionName: 'floe-writer',
-    functionVersion: '$LATEST',
-    invokedFunctionArn: 'arn:aws:lambda:us-east-1:123456789012:function:floe-writer',
-    memoryLimitInMB: '1024',
-    logGroupName: '/aws/lambda/floe-writer',
-    logStreamName: 'stream',
-    callbackWaitsForEmptyEventLoop: true,
-    getRemainingTimeInMillis: () => 60_000,
-  }) as unknown as Context
+const context = (id: string) => lambdaContext(id)
 
 const ROUTES = JSON.stringify({ defaultNamespace: 'db', routes: [{ table: '{topic}' }] })
 
