@@ -52,7 +52,7 @@ describe('json numbers', () => {
 
 describe('json integers past 2^53 into columns', () => {
   const coerce = compileCoercer(
-    { type: 'struct', 'schema-id': 0, fields: [{ id: 1, name: 'l', required: false, type: 'long' }, { id: 2, name: 'd', required: false, type: 'double' }] },
+    { type: 'struct', fields: [{ id: 1, name: 'l', required: false, type: 'long' }, { id: 2, name: 'd', required: false, type: 'double' }] },
     { table: 'db.events' },
   )
   const row = (json: string) => coerce(parsed(json)).row
