@@ -39,7 +39,9 @@ describe.skipIf(skipReason)("Floe's compaction, expiry and orphan cleanup, read 
     return JSON.parse(text) as { filesCompacted: number; snapshotsExpired: number; orphans: number; deleted: number; results: { orphans?: { orphans: string[] } }[] }
   }
   const metadata = async (): Promise<TableMetadata> => (await floe.catalog.loadTable(parseTableId(TABLE))).metadata
-  const sparkOrphans = async () => (await engines.spark(`CALL floe.system.remove_orphan_files(table => '${TABLE}', dry_run => true, older_than => ${sparkNow()})`)).rows.map((r) => String(r.orphan_file_location))
+  /** Spark's own orphan search; prefix_listing: through S3FileIO (no Hadoop S3 filesystem on the classpath). */
+  const sparkOrphans = async () =>
+    (await engines.spark(`CALL floe.system.remove_orphan_files(table => '${TABLE}', dry_run => true, older_than => ${sparkNow()}, prefix_listing => true)`)).rows.map((r) => String(r.orphan_file_location))
 
   beforeAll(async () => {
     floe = await startFloe({
