@@ -22,7 +22,7 @@ const ids = (rows: Record<string, Json>[]) => rows.map((r) => num(r.id)).sort((a
 const range = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => from + i)
 const REGIONS = ['eu', 'us']
 /** A Spark TIMESTAMP literal a minute from now: every file written so far is older. */
-const sparkNow = () => `TIMESTAMP '${new Date(Date.now() + 60_000).toISOString().replace('T', ' ').replace('Z', '')}'`
+const sparkNow = () => `TIMESTAMP '${new Date(Date.now() + 60_000).toISOString().replace('T', ' ').replace('Z', ' UTC')}'`
 
 describe.skipIf(skipReason)("Floe's compaction, expiry and orphan cleanup, read back by Spark and PyIceberg", () => {
   let floe: Floe
@@ -85,14 +85,14 @@ describe.skipIf(skipReason)("Floe's compaction, expiry and orphan cleanup, read 
     expect(current.summary.operation).toBe('replace')
     const snaps = (await engines.spark(`SELECT s.snapshot_id AS id, s.operation AS op FROM floe.${TABLE}.snapshots s JOIN floe.${TABLE}.refs r ON s.snapshot_id = r.snapshot_id WHERE r.name = 'main'`)).rows
     expect(snaps.map((r) => r.op)).toEqual(['replace'])
-    expect(num((await engines.spark(`SELECT count(*) AS n FROM floe.${TABLE}.files`)).rows[0]!.n)).toBe(6) // one file per region and day
     // Kept snapshots reach only files that exist; expired snapshots' manifest lists and data files are gone.
     expect(await missingReferenced(floe.io, after)).toEqual([])
     const kept = new Set(after.snapshots.map((s) => s['snapshot-id']))
     const expired = before.snapshots.filter((s) => !kept.has(s['snapshot-id']))
     expect(expired.length).toBe(run.snapshotsExpired)
     for (const s of expired) expect(await floe.io.exists(s['manifest-list']!), s['manifest-list']).toBe(false)
-    const liveData = new Set((await engines.spark(`SELECT file_path FROM floe.${TABLE}.all_data_files`)).rows.map((r) => String(r.file_path)))
+    expect(after.snapshots.map((s) => s['snapshot-id'])).toEqual([current['snapshot-id']])
+    const liveData = new Set((await engines.spark(`SELECT file_path FROM floe.${TABLE}.files`)).rows.map((r) => String(r.file_path)))
     expect(liveData.size).toBe(6) // only the replace is kept: its six compacted files
     for (const path of liveData) expect(await floe.io.exists(path), path).toBe(true)
     expect(dataBefore.filter((p) => liveData.has(p))).toEqual([])
