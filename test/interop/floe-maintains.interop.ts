@@ -106,7 +106,7 @@ describe.skipIf(skipReason)("Floe's compaction, expiry and orphan cleanup, read 
     expect(types).toEqual([['id', 'bigint'], ['region', 'string'], ['ts', 'timestamp'], ['score', 'double']])
     const py = await engines.scan(TABLE)
     expect(ids(py.rows)).toEqual(range(0, 48))
-    expect(py.schema).toEqual([['id', 'int64'], ['region', 'large_string'], ['ts', 'timestamp[us, tz=UTC]'], ['score', 'double']])
+    expect(py.schema).toEqual([['id', 'int64'], ['region', 'string'], ['ts', 'timestamp[us, tz=UTC]'], ['score', 'double']])
     expect(py.files).toBe(6)
 
     expect(await sparkOrphans()).toEqual([])
