@@ -1,7 +1,9 @@
 /**
  * The light formats, always loaded: `json`, `string`, `bytes`.
  *
- * `json` parses UTF-8 text without losing digits: integers beyond 2^53 come out as bigint, and
+ * `json` parses UTF-8 text without losing digits: integer literals beyond 2^53 come out as bigint
+ * (even those a double holds exactly, so a long column gets the literal's value and a double
+ * column takes it only when the double holds it exactly — lib/writer/columnar/primitives.ts), and
  * other numbers with more than 15 significant digits (what a double keeps) as lossless-json
  * `LosslessNumber`s holding the exact text — lib/schema's inference reads them as double and the
  * writer's coercion turns them into exact decimals or doubles. Every other number is a JS number.
@@ -38,7 +40,9 @@ function doublesSuffice(s: string): boolean {
     // A run inside an exponent or after a sign-less 'e' cannot be judged alone: take the exact path.
     const before = m.index > 0 ? s.charCodeAt(m.index - 1) : 0
     if (before === 0x65 || before === 0x45 || before === 0x2b) return false
-    if (!roundTrips(m[0])) return false
+    // An integer beyond 2^53 that prints back as itself (1152921504606847000) is still not the
+    // double's value (2^60 = 1152921504606846976): integers take the exact path, as bigint.
+    if (!roundTrips(m[0]) || (/^\d+$/.test(m[0]) && !Number.isSafeInteger(Number(m[0])))) return false
   }
   return true
 }

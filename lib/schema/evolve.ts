@@ -103,9 +103,11 @@ function mergeFields(current: NestedField[], incoming: NestedField[], prefix: st
     const type = inc ? mergeType(f.type, inc.type, prefix + f.name, f.id, ctx) : f.type
     return type === f.type && !relax ? f : { ...f, type, required: f.required && !relax }
   })
-  for (const inc of incoming) {
-    if (out.some((f) => sameName(f.name, inc.name, ctx.ci))) continue
+  for (const given of incoming) {
+    if (out.some((f) => sameName(f.name, given.name, ctx.ci))) continue
     if (ctx.source === 'values') continue // values only name fields the table has
+    const inc = ctx.formatVersion < 3 ? withoutV3Types(given, prefix, (path, type) => rejectV3(ctx, path, type)) : given
+    if (inc === undefined) continue
     const [added] = relaxEmptyStructs({ type: 'struct', fields: [freshField(inc, ctx)] }).fields
     out.push({ ...added!, required: false })
     ctx.changed = true
@@ -156,6 +158,45 @@ function reject(ctx: Ctx, path: string, tableType: IcebergType, incomingType: Ic
   const reason = `table ${ctx.table}: field '${path}' is ${typeToString(tableType)} in the table and cannot become ${typeToString(incomingType)} (${why ?? promotionRule(ctx.formatVersion)})`
   ctx.rejected.push({ path, tableType, incomingType, reason })
   return tableType
+}
+
+/** Types the spec adds in format v3 that Floe's sources produce (Avro timestamp-nanos, local-timestamp-nanos). */
+const V3_TYPES = new Set(['timestamp_ns', 'timestamptz_ns'])
+
+/**
+ * `f` without its v3-only types, for a format-v2 table (Iceberg Java refuses them there: "not
+ * supported until v3"; Spark, PyIceberg and DuckDB then refuse the whole table): a struct keeps
+ * its other fields; a field, list or map holding one is dropped. `dropped` hears each path.
+ */
+export function withoutV3Types(f: NestedField, prefix = '', dropped: (path: string, type: IcebergType) => void = () => undefined): NestedField | undefined {
+  const path = prefix + f.name
+  if (isStruct(f.type)) {
+    const fields = f.type.fields.flatMap((g) => withoutV3Types(g, `${path}.`, dropped) ?? [])
+    return fields.length === f.type.fields.length && fields.every((g, i) => g === (f.type as StructType).fields[i]) ? f : { ...f, type: { ...f.type, fields } }
+  }
+  const leaf = v3Leaf(f.type, path)
+  if (leaf === undefined) return f
+  dropped(leaf.path, leaf.type)
+  return undefined
+}
+
+/** `schema` without its v3-only types (see withoutV3Types): what a format-v2 table is created with. */
+export const withoutV3Fields = <T extends StructType>(schema: T): T => ({ ...schema, fields: schema.fields.flatMap((f) => withoutV3Types(f) ?? []) })
+
+function v3Leaf(t: IcebergType, path: string): { path: string; type: IcebergType } | undefined {
+  if (typeof t === 'string') return V3_TYPES.has(t) ? { path, type: t } : undefined
+  if (isStruct(t)) for (const f of t.fields) {
+    const found = v3Leaf(f.type, `${path}.${f.name}`)
+    if (found) return found
+  }
+  if (isList(t)) return v3Leaf(t.element, `${path}.element`)
+  if (isMap(t)) return v3Leaf(t.key, `${path}.key`) ?? v3Leaf(t.value, `${path}.value`)
+  return undefined
+}
+
+function rejectV3(ctx: Ctx, path: string, type: IcebergType): void {
+  const reason = `table ${ctx.table}: field '${path}' is ${typeToString(type)}, a type format v2 does not have (Iceberg: v3 only), so the table has no such column (send timestamp-micros, or write to a format-v3 table)`
+  ctx.rejected.push({ path, tableType: type, incomingType: type, reason })
 }
 
 /** A copy of a field (and its whole subtree) with fresh ids, Iceberg's order: a struct's fields, then their children. */

@@ -25,6 +25,7 @@ import { inferSchema } from '../schema/infer.js'
 import { applyColumnHints } from '../schema/hints.js'
 import { parseJsonLiterals } from '../codec/index.js'
 import { maxFieldId, relaxEmptyStructs } from '../schema/walk.js'
+import { withoutV3Fields } from '../schema/evolve.js'
 import { compileCoercer, type Coerced, type Coercer } from './columnar/coerce.js'
 import { encodeParquet } from './columnar/parquet.js'
 import { isInside } from '../io/index.js'
@@ -206,7 +207,8 @@ export class TableSet {
       if (!options.autoCreate) throw new NoSuchTableError(`table ${name} does not exist and autoCreate is off`, { cause: err })
     }
     // The format's own schema (Avro, Connect envelope) when every record has one, else inference.
-    const declared = samples.every((s) => s.schema !== undefined) ? samples[0]?.schema : undefined
+    // Floe creates format-v2 tables: a v3-only field (Avro timestamp-nanos) is left out, and evolution dead-letters its values.
+    const declared = samples.every((s) => s.schema !== undefined) && samples[0]?.schema ? withoutV3Fields(samples[0].schema) : undefined
     let schema = declared
       ? withIdColumns(options.evolveSchema ? relaxEmptyStructs(declared) : optionalFields(declared), options.idColumns)
       : applyColumnHints(inferSchema(this.#literalValues(this.#withinColumns(name, samples)), { idColumns: options.idColumns, maxDepth: this.#deps.config.limits.maxDepth }), options.columns)

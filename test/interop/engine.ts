@@ -58,9 +58,10 @@ export function startEngines(target: EngineTarget): Engines {
       AWS_REQUEST_CHECKSUM_CALCULATION: 'WHEN_REQUIRED',
       AWS_RESPONSE_CHECKSUM_VALIDATION: 'WHEN_REQUIRED',
       PYSPARK_PYTHON: python,
-      // Loopback only, no web UI, no progress bars: this is a test machine.
+      // Loopback only, no web UI, no progress bars: this is a test machine. spark.testing lets
+      // remove_orphan_files take an older_than under 24 hours (its guard), so its dry run sees today's files.
       SPARK_LOCAL_IP: '127.0.0.1',
-      PYSPARK_SUBMIT_ARGS: '--conf spark.ui.enabled=false --conf spark.ui.showConsoleProgress=false pyspark-shell',
+      PYSPARK_SUBMIT_ARGS: '--conf spark.ui.enabled=false --conf spark.ui.showConsoleProgress=false --conf spark.testing=true pyspark-shell',
       PYTHONUNBUFFERED: '1',
     },
   })

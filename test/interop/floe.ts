@@ -14,8 +14,8 @@ import type { Json } from './engine.js'
 const context = { awsRequestId: 'interop', functionName: 'floe-committer', getRemainingTimeInMillis: () => 120_000 } as unknown as Context
 
 export interface Floe extends WriterSetup {
-  /** One writer invocation (an MSK event of these records); values that are Uint8Array are sent as raw bytes. */
-  write(records: EventRecord[]): Promise<void>
+  /** One writer invocation (an MSK event of these records); values that are Uint8Array are sent as raw bytes. Exactly `deadLetters` records may be dead letters (default none). */
+  write(records: EventRecord[], deadLetters?: number): Promise<void>
   /** One committer run; returns the number of records it committed. */
   commit(): Promise<number>
   metadataLocation(table: string): Promise<string>
@@ -28,7 +28,7 @@ export async function startFloe(settings: Partial<Record<SettingName, string>>):
   let invocation = 0
   return {
     ...s,
-    async write(records) {
+    async write(records, deadLetters = 0) {
       const event = kafkaEvent(records.map((r) => (r.value instanceof Uint8Array ? { ...r, value: '' } : r))) as { records: Record<string, { offset: number; value: string }[]> }
       const raw = new Map(records.filter((r) => r.value instanceof Uint8Array).map((r) => [`${r.topic}-${r.partition}-${r.offset}`, r.value as Uint8Array]))
       for (const [tp, list] of Object.entries(event.records))
@@ -37,7 +37,7 @@ export async function startFloe(settings: Partial<Record<SettingName, string>>):
           if (bytes) r.value = Buffer.from(bytes).toString('base64')
         }
       const result = await writeBatch(s.deps, event, { writerId: `w${++invocation}` })
-      if (result.deadLetters) throw new Error(`interop data must not dead-letter: ${JSON.stringify(result)}`)
+      if ((result.deadLetters ?? 0) !== deadLetters) throw new Error(`expected ${deadLetters} dead letters: ${JSON.stringify(result)}`)
     },
     async commit() {
       const summary = await createCommitterHandler({ control: s.control, catalog: s.catalog, io: s.io, config: s.deps.config })({}, context)

@@ -1,8 +1,9 @@
 /**
- * Items 2–4 of the interop contract. Spark creates tables (v2 and v3, write-default, partition
+ * Items 2 and 3 of the interop contract. Spark creates tables (v2 and v3, write-default, partition
  * evolution, sort order, target file size) that Floe appends to; Spark writes to a Floe table
  * between Floe's commits (INSERT, rewrite_data_files, expire_snapshots, a column add) while Floe's
  * writer and committer go on: nothing lost or duplicated, Floe's offsets and schema still right.
+ * Item 4 (Floe's own compaction and expiry read back) is floe-maintains.interop.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { addSchema } from '../../lib/iceberg/metadata.js'
@@ -11,8 +12,6 @@ import { startFloe, type Floe } from './floe.js'
 
 const num = (v: Json | undefined) => (typeof v === 'object' && v !== null && '$int' in v ? Number(v.$int) : Number(v))
 const ids = (rows: Record<string, Json>[]) => rows.map((r) => num(r.id)).sort((a, b) => a - b)
-/** Floe's compaction and expiry exist (the maintenance issue): item 4 of the contract then runs. */
-const COMPACTION_LANDED = false
 const range = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => from + i)
 
 describe.skipIf(skipReason)('Spark writes, Floe appends', () => {
@@ -134,14 +133,5 @@ describe.skipIf(skipReason)('Spark writes, Floe appends', () => {
     expect(num(snaps[0]!.n)).toBeLessThanOrEqual(3)
     const py = await engines.scan('db.shared')
     expect(ids(py.rows)).toEqual([...range(0, 45), ...spark])
-  })
-
-  // Item 4 waits for the maintenance issue (compaction and expiry in lib/maintenance): flip
-  // COMPACTION_LANDED and write the body; until then this stays skipped, and fails if flipped alone.
-  it.skipIf(!COMPACTION_LANDED)("Floe's compaction and snapshot expiry are read back by Spark and PyIceberg with every row once, and Spark's remove_orphan_files(dry_run => true) finds no file Floe should have removed", () => {
-    // To build with lib/maintenance's compaction and expiry: Floe commits many small batches to
-    // db.shared, runs its compaction and expiry, then Spark and PyIceberg read every id once and
-    // CALL floe.system.remove_orphan_files(table => 'db.shared', dry_run => true) lists nothing.
-    expect.fail('not built yet: needs Floe compaction and expiry (the maintenance issue)')
   })
 })

@@ -34,11 +34,15 @@ export function safeJson(value: unknown): string {
 
 /** The largest finite 32-bit float. */
 
-/** `f` (toFloat of `v`) holds `v` exactly as far as a float column can tell: integers round-trip, finite text stays finite. */
+/**
+ * `f` (toFloat of `v`) holds `v` exactly as far as a float column can tell: an integer is the
+ * double's value or the double's own shortest text (1152921504606847000, how JSON.stringify and
+ * Java print 2^60), so no digit written is lost; finite text stays finite.
+ */
 function exactFloat(v: unknown, f: number): boolean {
   const text = typeof v === 'bigint' ? v.toString() : typeof v === 'string' ? v.trim() : losslessText(v)
   if (text === undefined) return true
-  if (/^[+-]?\d+$/.test(text)) return Number.isFinite(f) && BigInt(f) === BigInt(text)
+  if (/^[+-]?\d+$/.test(text)) return Number.isFinite(f) && (BigInt(f) === BigInt(text) || String(f) === text.replace(/^\+/, ''))
   // Explicit NaN / Infinity text is meant; only a finite literal that overflowed is not.
   return Number.isFinite(f) || !/^[+-]?(\d|\.\d)/.test(text)
 }
