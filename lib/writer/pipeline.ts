@@ -13,7 +13,7 @@
  * Returns a plain WriteResult.
  */
 import { randomUUID } from 'node:crypto'
-import { BackpressureError, BatchDeferredError } from '../errors.js'
+import { BackpressureError, BatchDeferredError, FloeError } from '../errors.js'
 import { countPendingBatches, maxTransactionItems } from '../control/batches.js'
 import { readCheckpoints } from '../control/checkpoints.js'
 import { eventPartitions } from '../kafka/partitions.js'
@@ -25,7 +25,8 @@ import { dataFilePath, writeDataFile } from './files.js'
 import { inSegment, planGroups, segmentPartition, type Segment } from './groups.js'
 import { newGroupState, tableResult, writeGroup, type Item } from './register.js'
 import { TableSet, type Sample } from './tables.js'
-import type { ReplayOptions, WriteResult, WriterDeps } from './types.js'
+import { parseJsonObject } from '../codec/json.js'
+import type { DecodedValue, ReplayOptions, WriteResult, WriterDeps } from './types.js'
 
 /** Attempts per group when another writer advanced a checkpoint part of the way. */
 const MAX_GROUP_ATTEMPTS = 3
@@ -68,14 +69,21 @@ export async function writeBatch(deps: WriterDeps, event: unknown, opts: WriteOp
 
   // Decode and route only what is new.
   const decoded: Item[] = []
+  const jsonTopic = jsonTopics(deps)
+  let pkey = ''
+  let pkeyOf: KafkaRecord | undefined
   for (const record of records) {
-    const pkey = partitionKey(record.topic, record.partition)
+    // Records come grouped by partition: the key string is built once per run, not per record.
+    if (pkeyOf === undefined || pkeyOf.topic !== record.topic || pkeyOf.partition !== record.partition) pkey = partitionKey(record.topic, record.partition)
+    pkeyOf = record
     const cp = checkpoints.get(pkey)
     if (record.offset >= 0n && cp !== undefined && record.offset < cp) {
       result.belowCheckpoint++
       continue
     }
-    const item = await prepareItem(deps, record, pkey)
+    const prepared = prepareItem(deps, record, pkey, jsonTopic(record.topic))
+    // JSON is decoded synchronously: no Promise per record where nothing is awaited.
+    const item = prepared instanceof Promise ? await prepared : prepared
     if (replay?.tablesFor) restrictTables(item, replay.tablesFor(record))
     decoded.push(item)
   }
@@ -182,7 +190,33 @@ function restrictTables(item: Item, allowed: Set<string> | undefined): void {
   }
 }
 
-async function prepareItem(deps: WriterDeps, record: KafkaRecord, pkey: string): Promise<Item> {
+/** Per topic (memoised for the batch): true when its value format is `json`, decoded here without a Promise. */
+function jsonTopics(deps: WriterDeps): (topic: string) => boolean {
+  const known = new Map<string, boolean>()
+  const format = deps.decoders.valueFormat
+  return (topic) => {
+    let json = known.get(topic)
+    if (json === undefined) known.set(topic, (json = format?.(topic) === 'json'))
+    return json
+  }
+}
+
+/** The `json` format's decoding as lib/codec's decodeValue does it (same value, same reason), without the Promise. */
+function decodeJson(value: Uint8Array): DecodedValue {
+  const r = parseJsonObject(value)
+  return r.ok ? r : { ok: false, reason: `json value: ${r.reason}` }
+}
+
+function prepareItem(deps: WriterDeps, record: KafkaRecord, pkey: string, json: boolean): Item | Promise<Item> {
+  const { error, value } = record
+  // Flagged, tombstone or too large: a dead letter without decoding.
+  if (error !== undefined || value === null || value.byteLength > deps.config.limits.maxRecordBytes) return routeItem(deps, record, pkey, undefined)
+  if (json) return routeItem(deps, record, pkey, decodeJson(value))
+  return deps.decoders.decodeValue(record).then((decoded) => routeItem(deps, record, pkey, decoded))
+}
+
+/** A record with its decoded value (undefined: not decoded, because it is flagged, a tombstone or too large) → routed item or dead letter. */
+function routeItem(deps: WriterDeps, record: KafkaRecord, pkey: string, decoded: DecodedValue | undefined): Item {
   if (record.error !== undefined) return { record, pkey, tables: [], dead: { record, reason: record.error, stage: 'event' } }
   let value: Record<string, unknown> | undefined
   let schema: Schema | undefined
@@ -192,7 +226,7 @@ async function prepareItem(deps: WriterDeps, record: KafkaRecord, pkey: string):
       const reason = `record value is ${record.value.byteLength} bytes, more than FLOE_MAX_RECORD_KB=${limits.maxRecordBytes / 1024}`
       return { record, pkey, tables: [], dead: { record, reason, stage: 'decode' } }
     }
-    const decoded = await deps.decoders.decodeValue(record)
+    if (decoded === undefined) throw new FloeError(`writer: record ${pkey}@${record.offset} reached routing undecoded`)
     if (!decoded.ok) return { record, pkey, tables: [], dead: { record, reason: decoded.reason, stage: 'decode' } }
     value = decoded.value
     schema = decoded.schema

@@ -36,14 +36,15 @@ async function runGolden(): Promise<unknown> {
       checkpoints: r.checkpoints,
       flushes: r.flushes,
       bytesWritten: r.bytesWritten,
-      tables: r.tables,
+      // In the order the tables finished preparing (concurrent catalog calls): sorted, that order means nothing.
+      tables: [...r.tables].sort((a, b) => a.table.localeCompare(b.table)),
     })
   }
   const tables: Record<string, unknown> = {}
   for (const [table, reg] of [...(await registered(s.control))].sort(([a], [b]) => a.localeCompare(b))) {
     const [namespace, name] = table.split('.') as [string, string]
     const schema = currentSchema((await s.catalog.loadTable({ namespace, name })).metadata)
-    const files = []
+    const files: { batch: string; sha256: string; partition?: unknown }[] = []
     for (const batch of reg.batches) {
       for (const f of reg.files.get(batch.batchId) ?? []) {
         const bytes = await s.io.read(f.filePath)
