@@ -31,6 +31,59 @@ type Frame = { value: unknown; path: string; column: string; depth: number; next
 
 /** Why `value` breaks a limit, or undefined when it is within all of them. */
 export function checkRecord(value: Record<string, unknown>, limits: RecordLimits, opts: { declared: boolean }): string | undefined {
+  return withinLimits(value, limits, opts.declared) ? undefined : findProblem(value, limits, opts)
+}
+
+const isWellFormed = (s: string): boolean => (s as unknown as { isWellFormed(): boolean }).isWellFormed()
+
+/**
+ * The per-record fast path (issue 20: the guard cost as much as JSON.parse): true only when
+ * findProblem would find nothing — no strings or paths built, no regex, non-null leaves counted
+ * instead of distinct columns (distinct columns ≤ leaves). False means "look closely": the exact
+ * walk below then finds the reason (or that there is none, e.g. a long array of one column).
+ */
+function withinLimits(value: Record<string, unknown>, limits: RecordLimits, declared: boolean): boolean {
+  const { maxColumns, maxDepth, maxFieldNameLength } = limits
+  const cap = maxColumns * 4 + maxDepth
+  const values: unknown[] = [value]
+  const depths: number[] = [0]
+  let leaves = 0
+  while (values.length > 0) {
+    const v = values.pop()
+    const depth = depths.pop()!
+    if (typeof v === 'string') {
+      if (!isWellFormed(v) || ++leaves > maxColumns) return false
+    } else if (typeof v === 'number') {
+      if ((!declared && !Number.isFinite(v)) || ++leaves > maxColumns) return false
+    } else if (typeof v !== 'object' || v === null || v instanceof Uint8Array || v instanceof Date || losslessText(v) !== undefined) {
+      if (v !== null && v !== undefined && ++leaves > maxColumns) return false
+    } else if (depth >= maxDepth) {
+      return false
+    } else if (Array.isArray(v)) {
+      if (values.length + v.length > cap) return false
+      for (const e of v) {
+        values.push(e)
+        depths.push(depth + 1)
+      }
+    } else if (v instanceof Map) {
+      if (values.length + v.size > cap) return false
+      for (const [, e] of v) {
+        values.push(e)
+        depths.push(depth + 1)
+      }
+    } else {
+      for (const key in v) {
+        if (key.length > maxFieldNameLength || !isWellFormed(key) || values.length >= cap) return false
+        values.push((v as Record<string, unknown>)[key])
+        depths.push(depth + 1)
+      }
+    }
+  }
+  return true
+}
+
+/** The exact walk: the first problem in walk order, with its path. */
+function findProblem(value: Record<string, unknown>, limits: RecordLimits, opts: { declared: boolean }): string | undefined {
   const columns = new Set<string>()
   const stack: Frame[] = [{ value, path: '', column: '', depth: 0 }]
   while (stack.length > 0) {
