@@ -13,19 +13,19 @@
  * Returns a plain WriteResult.
  */
 import { randomUUID } from 'node:crypto'
-import { BackpressureError, BatchDeferredError, FloeError } from '../errors.js'
+import { BackpressureError, BatchDeferredError, FloeError, RecordError } from '../errors.js'
 import { countPendingBatches, maxTransactionItems } from '../control/batches.js'
 import { readCheckpoints } from '../control/checkpoints.js'
 import { eventPartitions } from '../kafka/partitions.js'
 import { parseKafkaEvent, partitionKey, type KafkaRecord } from '../kafka/event.js'
 import type { Schema } from '../schema/types.js'
 import { BufferPool, type FlushReason } from './buffers.js'
-import { checkRecord } from './guard.js'
+import { inspectRecord } from './guard.js'
 import { dataFilePath, writeDataFile } from './files.js'
 import { inSegment, planGroups, segmentPartition, type Segment } from './groups.js'
 import { newGroupState, tableResult, writeGroup, type Item } from './register.js'
 import { TableSet, type Sample } from './tables.js'
-import { parseJsonObject } from '../codec/json.js'
+import { parseJsonObject, parseJsonObjectFast } from '../codec/json.js'
 import type { DecodedValue, ReplayOptions, WriteResult, WriterDeps } from './types.js'
 
 /** Attempts per group when another writer advanced a checkpoint part of the way. */
@@ -201,10 +201,26 @@ function jsonTopics(deps: WriterDeps): (topic: string) => boolean {
   }
 }
 
-/** The `json` format's decoding as lib/codec's decodeValue does it (same value, same reason), without the Promise. */
-function decodeJson(value: Uint8Array): DecodedValue {
-  const r = parseJsonObject(value)
-  return r.ok ? r : { ok: false, reason: `json value: ${r.reason}` }
+/**
+ * The `json` format's decoding without the Promise: JSON.parse's value (`fast`), the reason as
+ * lib/codec's decodeValue gives it. `exact` is the record decoded exactly (parseJsonObject, once,
+ * on demand): the value where digits JSON.parse may have rounded matter (guard.ts inspectRecord,
+ * columnar/coerce.ts NeedsExact).
+ */
+function decodeJson(bytes: Uint8Array): DecodedValue & { exact?: () => Record<string, unknown> } {
+  const r = parseJsonObjectFast(bytes)
+  if (!r.ok) return { ok: false, reason: `json value: ${r.reason}` }
+  let exact: Record<string, unknown> | undefined
+  return {
+    ok: true,
+    value: r.value,
+    exact: () => {
+      if (exact !== undefined) return exact
+      const e = parseJsonObject(bytes)
+      if (!e.ok) throw new RecordError(`json value: ${e.reason}`)
+      return (exact = e.value)
+    },
+  }
 }
 
 function prepareItem(deps: WriterDeps, record: KafkaRecord, pkey: string, json: boolean): Item | Promise<Item> {
@@ -216,10 +232,11 @@ function prepareItem(deps: WriterDeps, record: KafkaRecord, pkey: string, json: 
 }
 
 /** A record with its decoded value (undefined: not decoded, because it is flagged, a tombstone or too large) → routed item or dead letter. */
-function routeItem(deps: WriterDeps, record: KafkaRecord, pkey: string, decoded: DecodedValue | undefined): Item {
+function routeItem(deps: WriterDeps, record: KafkaRecord, pkey: string, decoded: (DecodedValue & { exact?: () => Record<string, unknown> }) | undefined): Item {
   if (record.error !== undefined) return { record, pkey, tables: [], dead: { record, reason: record.error, stage: 'event' } }
   let value: Record<string, unknown> | undefined
   let schema: Schema | undefined
+  let exact: (() => Record<string, unknown>) | undefined
   const limits = deps.config.limits
   if (record.value !== null) {
     if (record.value.byteLength > limits.maxRecordBytes) {
@@ -230,14 +247,25 @@ function routeItem(deps: WriterDeps, record: KafkaRecord, pkey: string, decoded:
     if (!decoded.ok) return { record, pkey, tables: [], dead: { record, reason: decoded.reason, stage: 'decode' } }
     value = decoded.value
     schema = decoded.schema
-    const problem = checkRecord(value, limits, { declared: schema !== undefined })
+    exact = decoded.exact
+    let inspected = inspectRecord(value, limits, { declared: schema !== undefined })
+    if (exact !== undefined && (inspected.problem !== undefined || inspected.unsafeInteger)) {
+      // JSON.parse rounded an integer beyond 2^53, or the record breaks a limit (an overflowing
+      // literal is Infinity only to JSON.parse): this record alone is decoded exactly and judged on that.
+      const e = parseJsonObject(record.value)
+      if (!e.ok) return { record, pkey, tables: [], dead: { record, reason: `json value: ${e.reason}`, stage: 'decode' } }
+      value = e.value
+      exact = undefined
+      inspected = inspectRecord(value, limits, { declared: false })
+    }
+    const problem = inspected.problem
     if (problem !== undefined) return { record, pkey, tables: [], dead: { record, reason: problem, stage: 'decode' } }
   } else {
     // A tombstone (null value) has no row to write; it is a dead letter so it is never silent.
     return { record, pkey, tables: [], dead: { record, reason: 'record has no value (tombstone)', stage: 'decode' } }
   }
   const routed = deps.router.route(record.topic, value)
-  if (routed.kind === 'tables') return { record, pkey, value, schema, tables: routed.tables }
+  if (routed.kind === 'tables') return { record, pkey, value, schema, tables: routed.tables, ...(exact !== undefined ? { exact } : {}) }
   if (routed.kind === 'drop') return { record, pkey, tables: [], dropped: true }
   return { record, pkey, tables: [], dead: { record, reason: routed.reason, stage: 'route' } }
 }
@@ -311,7 +339,7 @@ async function prepareTables(tables: TableSet, items: Item[]): Promise<void> {
     for (const t of item.tables) {
       let list = values.get(t)
       if (!list) values.set(t, (list = []))
-      list.push({ record: item.record, value: item.value!, schema: item.schema })
+      list.push({ record: item.record, value: item.value!, schema: item.schema, exact: item.exact })
     }
   }
   // A few at a time: each is a catalog round trip or three (load, maybe create, maybe evolve).
