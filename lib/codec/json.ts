@@ -95,3 +95,25 @@ export function parseJsonLiterals(bytes: Uint8Array): Record<string, unknown> | 
     return undefined
   }
 }
+
+/**
+ * The writer's per-record path (issue 20): strict UTF-8 and `JSON.parse`, without the exactness
+ * guard of parseJsonObject, which cost more than JSON.parse itself and fires on every double
+ * printed in full. The value can differ from parseJsonObject's only in numbers written with 16+
+ * digits: an integer beyond 2^53 (a rounded number here, a bigint there) or a literal with more
+ * digits than a double keeps. The caller checks after parsing, only where that matters (an
+ * unsafe integer anywhere; a number going to a string or decimal column), and takes that record
+ * alone through parseJsonObject. A failure is parseJsonObject's, with its exact reason.
+ */
+export function parseJsonObjectFast(bytes: Uint8Array): { ok: true; value: Record<string, unknown> } | { ok: false; reason: string } {
+  const text = decodeUtf8(bytes)
+  if (!text.ok) return text
+  let v: unknown
+  try {
+    v = JSON.parse(text.value as string)
+  } catch {
+    return parseJsonObject(bytes)
+  }
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return parseJsonObject(bytes)
+  return { ok: true, value: v as Record<string, unknown> }
+}

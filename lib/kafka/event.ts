@@ -73,13 +73,21 @@ export function parseKafkaEvent(event: unknown): KafkaRecord[] {
   const problem = eventShapeProblem(event)
   if (problem !== undefined) throw new EventShapeError(`Kafka event: ${problem}`)
   const groups = new Map<string, KafkaRecord[]>()
-  for (const [groupKey, list] of Object.entries((event as RawKafkaEvent).records)) {
+  const entries = Object.entries((event as RawKafkaEvent).records)
+  const sink = base64Sink(entries)
+  for (const [groupKey, list] of entries) {
+    // The group key is split once per group, not per record; records almost always match it.
+    const fallback = splitGroupKey(groupKey)
+    let last: { topic: string; partition: number; list: KafkaRecord[] } | undefined
     for (const raw of list) {
-      const record = parseRecord(raw, groupKey)
-      const pk = partitionKey(record.topic, record.partition)
-      let group = groups.get(pk)
-      if (group === undefined) groups.set(pk, (group = []))
-      group.push(record)
+      const record = readRecord(raw, groupKey, fallback, sink)
+      if (last === undefined || last.topic !== record.topic || last.partition !== record.partition) {
+        const pk = partitionKey(record.topic, record.partition)
+        let group = groups.get(pk)
+        if (group === undefined) groups.set(pk, (group = []))
+        last = { topic: record.topic, partition: record.partition, list: group }
+      }
+      last.list.push(record)
     }
   }
   const out: KafkaRecord[] = []
@@ -97,7 +105,10 @@ export function partitionKey(topic: string, partition: number): string {
 
 /** Parse one record; never throws. `groupKey` supplies topic/partition when the record lacks them. */
 export function parseRecord(raw: unknown, groupKey: string): KafkaRecord {
-  const fallback = splitGroupKey(groupKey)
+  return readRecord(raw, groupKey, splitGroupKey(groupKey), undefined)
+}
+
+function readRecord(raw: unknown, groupKey: string, fallback: { topic: string; partition: number }, sink: Base64Sink | undefined): KafkaRecord {
   const problems: string[] = []
   const record: KafkaRecord = {
     topic: fallback.topic,
@@ -145,7 +156,7 @@ export function parseRecord(raw: unknown, groupKey: string): KafkaRecord {
       continue
     }
     record[field === 'key' ? 'rawKey' : 'rawValue'] = text
-    const bytes = decodeBase64(text)
+    const bytes = sink !== undefined ? sinkBase64(sink, text) : decodeBase64(text)
     if (bytes === undefined) problems.push(`${field} is not valid base64: ${JSON.stringify(clip(text))}`)
     else record[field] = bytes
   }
@@ -196,19 +207,25 @@ function parseTimestamp(v: unknown): number | undefined {
   return Number.isSafeInteger(n) && n >= -1 ? n : undefined
 }
 
-/** The alphabet with at most two '=' at the end; the lengths are checked in isBase64. */
-const BASE64_CHARS = /^[A-Za-z0-9+/]*={0,2}$/
+/** 1 for the characters of the standard base64 alphabet (A-Z a-z 0-9 + /), by char code. */
+const BASE64_ALPHABET = new Uint8Array(128)
+for (const c of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/') BASE64_ALPHABET[c.charCodeAt(0)] = 1
 
 /**
  * Strict standard base64, padding optional: quads, then a 2- or 3-character tail, padded to a
  * quad or not. Same language as /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{2,3})?$/,
- * 4× cheaper than that regex on record-sized values (a character class plus arithmetic).
+ * checked with one pass over the char codes and a table (no regex per record: event parsing
+ * was 15 % of the writer's encode pass, issue 20).
  */
 export function isBase64(text: string): boolean {
-  if (!BASE64_CHARS.test(text)) return false
   let end = text.length
   while (end > 0 && text.charCodeAt(end - 1) === 0x3d) end--
   const pad = text.length - end
+  if (pad > 2) return false
+  for (let i = 0; i < end; i++) {
+    const c = text.charCodeAt(i)
+    if (c >= 128 || BASE64_ALPHABET[c] === 0) return false
+  }
   const tail = end % 4
   return tail !== 1 && (pad === 0 || tail + pad === 4)
 }
@@ -218,6 +235,48 @@ export function decodeBase64(text: string): Uint8Array | undefined {
   if (!isBase64(text)) return undefined
   const buf = Buffer.from(text, 'base64')
   return new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength)
+}
+
+/**
+ * One buffer for every key and value of an event, sized from the base64 lengths: a record's bytes
+ * are a view into it (no Buffer allocated per record; measured 3× cheaper than Buffer.from per
+ * value, issue 20). The views live as long as the event's records do.
+ */
+interface Base64Sink {
+  buf: Buffer
+  pos: number
+}
+
+function base64Sink(entries: [string, unknown[]][]): Base64Sink {
+  let size = 0
+  for (const [, list] of entries) {
+    for (const raw of list) {
+      if (typeof raw !== 'object' || raw === null) continue
+      const { key, value } = raw as Record<string, unknown>
+      if (typeof key === 'string') size += Math.ceil(key.length / 4) * 3
+      if (typeof value === 'string') size += Math.ceil(value.length / 4) * 3
+    }
+  }
+  return { buf: Buffer.allocUnsafeSlow(size), pos: 0 }
+}
+
+/**
+ * Decode `text` into the sink; undefined when it is not strict base64. Padded text that encodes
+ * back to itself is valid (the common case, checked natively); anything else takes isBase64.
+ */
+function sinkBase64(sink: Base64Sink, text: string): Uint8Array | undefined {
+  const { buf, pos } = sink
+  if (text.length % 4 === 0) {
+    const n = buf.write(text, pos, 'base64')
+    if (buf.toString('base64', pos, pos + n) === text) {
+      sink.pos = pos + n
+      return new Uint8Array(buf.buffer, buf.byteOffset + pos, n)
+    }
+  }
+  if (!isBase64(text)) return undefined
+  const n = buf.write(text, pos, 'base64')
+  sink.pos = pos + n
+  return new Uint8Array(buf.buffer, buf.byteOffset + pos, n)
 }
 
 function parseHeaders(v: unknown): KafkaHeader[] | string {

@@ -16,7 +16,7 @@ import { inferSchema } from '../schema/infer.js'
 import { evolveSchema, sameName, type EvolveOptions } from '../schema/evolve.js'
 import { canPromote } from '../schema/promote.js'
 import { isList, isMap, isStruct, type IcebergType, type ListType, type MapType, type NestedField, type Schema, type StructType } from '../schema/types.js'
-import { describe, type Coerced, type Coercer } from './columnar/coerce.js'
+import { describe, NEEDS_EXACT, type Coerced, type Coercer } from './columnar/coerce.js'
 import type { Sample, TableState } from './tables.js'
 import { valueNeeds, type ValueNeed } from './columnar/needs.js'
 import { fieldValue } from './columnar/values.js'
@@ -62,15 +62,31 @@ export function evolutionInput(samples: Sample[], coerce: Coercer, coerced: (val
       entry.values.push(s.value)
     }
     try {
-      const result = coerce(s.value)
-      coerced(s.value, result)
+      let result: Coerced
+      try {
+        result = coerce(s.value, s.exact !== undefined)
+        coerced(s.value, result)
+      } catch (err) {
+        // A JSON.parse value where digits matter: judged by the exact decoding, not cached.
+        if (err !== NEEDS_EXACT) throw err
+        result = coerce(s.exact!())
+      }
       if (result.unknown.length > 0 && !s.schema) plain.push(s.value)
     } catch {
-      failing.push(s.value)
+      failing.push(exactValue(s))
       if (!s.schema) plain.push(s.value) // a bad value hides whether other fields are new: let inference look
     }
   }
   return { declared: [...declared.values()], plain, failing }
+}
+
+/** The sample's exact value (its JSON.parse value when it has no exact decoding, or that fails). */
+function exactValue(s: Sample): Record<string, unknown> {
+  try {
+    return s.exact?.() ?? s.value
+  } catch {
+    return s.value
+  }
 }
 
 /** The table as planning sees it. */

@@ -31,6 +31,90 @@ type Frame = { value: unknown; path: string; column: string; depth: number; next
 
 /** Why `value` breaks a limit, or undefined when it is within all of them. */
 export function checkRecord(value: Record<string, unknown>, limits: RecordLimits, opts: { declared: boolean }): string | undefined {
+  return inspectRecord(value, limits, opts).problem
+}
+
+/**
+ * checkRecord, and whether the value holds an integer-valued number beyond 2^53 (JSON.parse
+ * rounded it: the writer then decodes that record exactly, lib/codec parseJsonObject).
+ */
+export function inspectRecord(value: Record<string, unknown>, limits: RecordLimits, opts: { declared: boolean }): { problem?: string; unsafeInteger: boolean } {
+  const fast = withinLimits(value, limits, opts.declared)
+  if (fast !== LOOK_CLOSELY) return { unsafeInteger: fast === WITHIN_UNSAFE }
+  const problem = findProblem(value, limits, opts)
+  return problem !== undefined ? { problem, unsafeInteger: false } : { unsafeInteger: hasUnsafeInteger(value) }
+}
+
+const LOOK_CLOSELY = 0
+const WITHIN = 1
+const WITHIN_UNSAFE = 2
+
+/** An integer-valued number a double cannot tell from its neighbours (|n| > 2^53), anywhere in the value. */
+function hasUnsafeInteger(value: unknown): boolean {
+  const stack: unknown[] = [value]
+  while (stack.length > 0) {
+    const v = stack.pop()
+    if (typeof v === 'number') {
+      if (Number.isInteger(v) && !Number.isSafeInteger(v)) return true
+    } else if (Array.isArray(v)) {
+      for (const e of v) stack.push(e)
+    } else if (typeof v === 'object' && v !== null && !(v instanceof Uint8Array) && !(v instanceof Date) && !(v instanceof Map)) for (const k in v) stack.push((v as Record<string, unknown>)[k])
+  }
+  return false
+}
+
+const isWellFormed = (s: string): boolean => (s as unknown as { isWellFormed(): boolean }).isWellFormed()
+
+/**
+ * The per-record fast path (issue 20: the guard cost as much as JSON.parse): WITHIN only when
+ * findProblem would find nothing — no strings or paths built, no regex, non-null leaves counted
+ * instead of distinct columns (distinct columns ≤ leaves). LOOK_CLOSELY: the exact
+ * walk below then finds the reason (or that there is none, e.g. a long array of one column).
+ */
+function withinLimits(value: Record<string, unknown>, limits: RecordLimits, declared: boolean): typeof LOOK_CLOSELY | typeof WITHIN | typeof WITHIN_UNSAFE {
+  const { maxColumns, maxDepth, maxFieldNameLength } = limits
+  const cap = maxColumns * 4 + maxDepth
+  const values: unknown[] = [value]
+  const depths: number[] = [0]
+  let leaves = 0
+  let unsafe = false
+  while (values.length > 0) {
+    const v = values.pop()
+    const depth = depths.pop()!
+    if (typeof v === 'string') {
+      if (!isWellFormed(v) || ++leaves > maxColumns) return LOOK_CLOSELY
+    } else if (typeof v === 'number') {
+      if ((!declared && !Number.isFinite(v)) || ++leaves > maxColumns) return LOOK_CLOSELY
+      if (!unsafe && Number.isInteger(v) && !Number.isSafeInteger(v)) unsafe = true
+    } else if (typeof v !== 'object' || v === null || v instanceof Uint8Array || v instanceof Date || losslessText(v) !== undefined) {
+      if (v !== null && v !== undefined && ++leaves > maxColumns) return LOOK_CLOSELY
+    } else if (depth >= maxDepth) {
+      return LOOK_CLOSELY
+    } else if (Array.isArray(v)) {
+      if (values.length + v.length > cap) return LOOK_CLOSELY
+      for (const e of v) {
+        values.push(e)
+        depths.push(depth + 1)
+      }
+    } else if (v instanceof Map) {
+      if (values.length + v.size > cap) return LOOK_CLOSELY
+      for (const [, e] of v) {
+        values.push(e)
+        depths.push(depth + 1)
+      }
+    } else {
+      for (const key in v) {
+        if (key.length > maxFieldNameLength || !isWellFormed(key) || values.length >= cap) return LOOK_CLOSELY
+        values.push((v as Record<string, unknown>)[key])
+        depths.push(depth + 1)
+      }
+    }
+  }
+  return unsafe ? WITHIN_UNSAFE : WITHIN
+}
+
+/** The exact walk: the first problem in walk order, with its path. */
+function findProblem(value: Record<string, unknown>, limits: RecordLimits, opts: { declared: boolean }): string | undefined {
   const columns = new Set<string>()
   const stack: Frame[] = [{ value, path: '', column: '', depth: 0 }]
   while (stack.length > 0) {

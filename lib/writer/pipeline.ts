@@ -13,19 +13,20 @@
  * Returns a plain WriteResult.
  */
 import { randomUUID } from 'node:crypto'
-import { BackpressureError, BatchDeferredError } from '../errors.js'
+import { BackpressureError, BatchDeferredError, FloeError, RecordError } from '../errors.js'
 import { countPendingBatches, maxTransactionItems } from '../control/batches.js'
 import { readCheckpoints } from '../control/checkpoints.js'
 import { eventPartitions } from '../kafka/partitions.js'
 import { parseKafkaEvent, partitionKey, type KafkaRecord } from '../kafka/event.js'
 import type { Schema } from '../schema/types.js'
 import { BufferPool, type FlushReason } from './buffers.js'
-import { checkRecord } from './guard.js'
+import { inspectRecord } from './guard.js'
 import { dataFilePath, writeDataFile } from './files.js'
 import { inSegment, planGroups, segmentPartition, type Segment } from './groups.js'
 import { newGroupState, tableResult, writeGroup, type Item } from './register.js'
 import { TableSet, type Sample } from './tables.js'
-import type { ReplayOptions, WriteResult, WriterDeps } from './types.js'
+import { parseJsonObject, parseJsonObjectFast } from '../codec/json.js'
+import type { DecodedValue, ReplayOptions, WriteResult, WriterDeps } from './types.js'
 
 /** Attempts per group when another writer advanced a checkpoint part of the way. */
 const MAX_GROUP_ATTEMPTS = 3
@@ -68,14 +69,21 @@ export async function writeBatch(deps: WriterDeps, event: unknown, opts: WriteOp
 
   // Decode and route only what is new.
   const decoded: Item[] = []
+  const jsonTopic = jsonTopics(deps)
+  let pkey = ''
+  let pkeyOf: KafkaRecord | undefined
   for (const record of records) {
-    const pkey = partitionKey(record.topic, record.partition)
+    // Records come grouped by partition: the key string is built once per run, not per record.
+    if (pkeyOf === undefined || pkeyOf.topic !== record.topic || pkeyOf.partition !== record.partition) pkey = partitionKey(record.topic, record.partition)
+    pkeyOf = record
     const cp = checkpoints.get(pkey)
     if (record.offset >= 0n && cp !== undefined && record.offset < cp) {
       result.belowCheckpoint++
       continue
     }
-    const item = await prepareItem(deps, record, pkey)
+    const prepared = prepareItem(deps, record, pkey, jsonTopic(record.topic))
+    // JSON is decoded synchronously: no Promise per record where nothing is awaited.
+    const item = prepared instanceof Promise ? await prepared : prepared
     if (replay?.tablesFor) restrictTables(item, replay.tablesFor(record))
     decoded.push(item)
   }
@@ -182,28 +190,82 @@ function restrictTables(item: Item, allowed: Set<string> | undefined): void {
   }
 }
 
-async function prepareItem(deps: WriterDeps, record: KafkaRecord, pkey: string): Promise<Item> {
+/** Per topic (memoised for the batch): true when its value format is `json`, decoded here without a Promise. */
+function jsonTopics(deps: WriterDeps): (topic: string) => boolean {
+  const known = new Map<string, boolean>()
+  const format = deps.decoders.valueFormat
+  return (topic) => {
+    let json = known.get(topic)
+    if (json === undefined) known.set(topic, (json = format?.(topic) === 'json'))
+    return json
+  }
+}
+
+/**
+ * The `json` format's decoding without the Promise: JSON.parse's value (`fast`), the reason as
+ * lib/codec's decodeValue gives it. `exact` is the record decoded exactly (parseJsonObject, once,
+ * on demand): the value where digits JSON.parse may have rounded matter (guard.ts inspectRecord,
+ * columnar/coerce.ts NeedsExact).
+ */
+function decodeJson(bytes: Uint8Array): DecodedValue & { exact?: () => Record<string, unknown> } {
+  const r = parseJsonObjectFast(bytes)
+  if (!r.ok) return { ok: false, reason: `json value: ${r.reason}` }
+  let exact: Record<string, unknown> | undefined
+  return {
+    ok: true,
+    value: r.value,
+    exact: () => {
+      if (exact !== undefined) return exact
+      const e = parseJsonObject(bytes)
+      if (!e.ok) throw new RecordError(`json value: ${e.reason}`)
+      return (exact = e.value)
+    },
+  }
+}
+
+function prepareItem(deps: WriterDeps, record: KafkaRecord, pkey: string, json: boolean): Item | Promise<Item> {
+  const { error, value } = record
+  // Flagged, tombstone or too large: a dead letter without decoding.
+  if (error !== undefined || value === null || value.byteLength > deps.config.limits.maxRecordBytes) return routeItem(deps, record, pkey, undefined)
+  if (json) return routeItem(deps, record, pkey, decodeJson(value))
+  return deps.decoders.decodeValue(record).then((decoded) => routeItem(deps, record, pkey, decoded))
+}
+
+/** A record with its decoded value (undefined: not decoded, because it is flagged, a tombstone or too large) → routed item or dead letter. */
+function routeItem(deps: WriterDeps, record: KafkaRecord, pkey: string, decoded: (DecodedValue & { exact?: () => Record<string, unknown> }) | undefined): Item {
   if (record.error !== undefined) return { record, pkey, tables: [], dead: { record, reason: record.error, stage: 'event' } }
   let value: Record<string, unknown> | undefined
   let schema: Schema | undefined
+  let exact: (() => Record<string, unknown>) | undefined
   const limits = deps.config.limits
   if (record.value !== null) {
     if (record.value.byteLength > limits.maxRecordBytes) {
       const reason = `record value is ${record.value.byteLength} bytes, more than FLOE_MAX_RECORD_KB=${limits.maxRecordBytes / 1024}`
       return { record, pkey, tables: [], dead: { record, reason, stage: 'decode' } }
     }
-    const decoded = await deps.decoders.decodeValue(record)
+    if (decoded === undefined) throw new FloeError(`writer: record ${pkey}@${record.offset} reached routing undecoded`)
     if (!decoded.ok) return { record, pkey, tables: [], dead: { record, reason: decoded.reason, stage: 'decode' } }
     value = decoded.value
     schema = decoded.schema
-    const problem = checkRecord(value, limits, { declared: schema !== undefined })
+    exact = decoded.exact
+    let inspected = inspectRecord(value, limits, { declared: schema !== undefined })
+    if (exact !== undefined && (inspected.problem !== undefined || inspected.unsafeInteger)) {
+      // JSON.parse rounded an integer beyond 2^53, or the record breaks a limit (an overflowing
+      // literal is Infinity only to JSON.parse): this record alone is decoded exactly and judged on that.
+      const e = parseJsonObject(record.value)
+      if (!e.ok) return { record, pkey, tables: [], dead: { record, reason: `json value: ${e.reason}`, stage: 'decode' } }
+      value = e.value
+      exact = undefined
+      inspected = inspectRecord(value, limits, { declared: false })
+    }
+    const problem = inspected.problem
     if (problem !== undefined) return { record, pkey, tables: [], dead: { record, reason: problem, stage: 'decode' } }
   } else {
     // A tombstone (null value) has no row to write; it is a dead letter so it is never silent.
     return { record, pkey, tables: [], dead: { record, reason: 'record has no value (tombstone)', stage: 'decode' } }
   }
   const routed = deps.router.route(record.topic, value)
-  if (routed.kind === 'tables') return { record, pkey, value, schema, tables: routed.tables }
+  if (routed.kind === 'tables') return { record, pkey, value, schema, tables: routed.tables, ...(exact !== undefined ? { exact } : {}) }
   if (routed.kind === 'drop') return { record, pkey, tables: [], dropped: true }
   return { record, pkey, tables: [], dead: { record, reason: routed.reason, stage: 'route' } }
 }
@@ -277,7 +339,7 @@ async function prepareTables(tables: TableSet, items: Item[]): Promise<void> {
     for (const t of item.tables) {
       let list = values.get(t)
       if (!list) values.set(t, (list = []))
-      list.push({ record: item.record, value: item.value!, schema: item.schema })
+      list.push({ record: item.record, value: item.value!, schema: item.schema, exact: item.exact })
     }
   }
   // A few at a time: each is a catalog round trip or three (load, maybe create, maybe evolve).

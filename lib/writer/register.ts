@@ -27,6 +27,8 @@ export interface Item {
   /** The value's schema when the format has one (Avro, Connect envelope). */
   schema?: Schema
   tables: string[]
+  /** Set when `value` is JSON.parse's: the exact decoding, for where digits matter (see pipeline.ts decodeJson). */
+  exact?: () => Record<string, unknown>
   dead?: DeadLetter
   dropped?: boolean
 }
@@ -93,7 +95,7 @@ export async function writeGroup(
       }
       let built
       try {
-        built = tables.buildRow(state, item.record, item.value!)
+        built = tables.buildRow(state, item.record, item.value!, item.exact)
       } catch (err) {
         // IcebergError: a value the partition transform refuses. Data, not a crash.
         if (err instanceof RecordError || err instanceof SchemaError || err instanceof IcebergError) {

@@ -26,7 +26,7 @@ import { applyColumnHints } from '../schema/hints.js'
 import { parseJsonLiterals } from '../codec/index.js'
 import { maxFieldId, relaxEmptyStructs } from '../schema/walk.js'
 import { withoutV3Fields } from '../schema/evolve.js'
-import { compileCoercer, type Coerced, type Coercer } from './columnar/coerce.js'
+import { compileCoercer, NEEDS_EXACT, type Coerced, type Coercer } from './columnar/coerce.js'
 import { encodeParquet } from './columnar/parquet.js'
 import { isInside } from '../io/index.js'
 import { partitionKeyOf } from './buffers.js'
@@ -63,7 +63,8 @@ export interface TableState {
   coerce: Coercer
 }
 
-export type Sample = { record: KafkaRecord; value: Record<string, unknown>; schema?: Schema }
+/** `exact`: set when `value` is JSON.parse's (see pipeline.ts decodeJson). */
+export type Sample = { record: KafkaRecord; value: Record<string, unknown>; schema?: Schema; exact?: () => Record<string, unknown> }
 
 export class TableSet {
   readonly #deps: WriterDeps
@@ -138,25 +139,28 @@ export class TableSet {
   }
 
   /** A record as a row of the table's current schema (throws RecordError for a bad value). */
-  buildRow(state: TableState, record: KafkaRecord, value: Record<string, unknown>): { row: Record<string, unknown>; partition: PartitionTuple } {
+  buildRow(state: TableState, record: KafkaRecord, value: Record<string, unknown>, exact?: () => Record<string, unknown>): { row: Record<string, unknown>; partition: PartitionTuple } {
     const rejected = this.#rejection(state.name, value) ?? state.rejected?.get(value)
     if (rejected !== undefined) throw new RecordError(rejected)
     if (state.kafka.length && KAFKA_COLUMN in value) throw new RecordError(reservedReason(state.name))
-    let input = value
-    if (state.kafka.length && hasKafkaColumn(state.schema)) {
-      // A string key column gets text (the decoded key if there is one, else the raw bytes); a binary one the raw bytes.
-      const key = state.kafkaKey === 'string' ? keyText(this.#keys.has(record) ? this.#keys.get(record) : record.key) : record.key
-      input = { ...value, [KAFKA_COLUMN]: kafkaValue(record, state.kafka, key) }
-    }
+    const input = this.#input(state, record, value)
     const cached = input === value ? this.#coerced.get(value) : undefined
     if (cached) this.#coerced.delete(value)
-    const { row, unknown } = cached?.coerce === state.coerce ? cached.result : state.coerce(input)
+    const { row, unknown } = cached?.coerce === state.coerce ? cached.result : coerceExactly(state.coerce, input, exact && (() => this.#input(state, record, exact())))
     if (unknown.length) state.unknownFieldsIgnored += unknown.length
     if (!state.spec.fields.length) return { row, partition: [] }
     const partition = partitionTuple(state.spec, state.schema, row)
     const problem = this.#pathProblem(state, partition)
     if (problem !== undefined) throw new RecordError(problem)
     return { row, partition }
+  }
+
+  /** The coercer's input: the value, plus the `_kafka` column when the table has one. */
+  #input(state: TableState, record: KafkaRecord, value: Record<string, unknown>): Record<string, unknown> {
+    if (!state.kafka.length || !hasKafkaColumn(state.schema)) return value
+    // A string key column gets text (the decoded key if there is one, else the raw bytes); a binary one the raw bytes.
+    const key = state.kafkaKey === 'string' ? keyText(this.#keys.has(record) ? this.#keys.get(record) : record.key) : record.key
+    return { ...value, [KAFKA_COLUMN]: kafkaValue(record, state.kafka, key) }
   }
 
   /** Partition paths checked per table (by partition key): undefined = fine, else the reason. */
@@ -318,6 +322,17 @@ export class TableSet {
         Object.assign(state, refreshed(state, loaded.metadata, loaded.metadataLocation))
       }
     }
+  }
+}
+
+/** Coerce JSON.parse's value when `exact` is given (fast), and the exact decoding where the coercer asks for it. */
+export function coerceExactly(coerce: Coercer, input: Record<string, unknown>, exact: (() => Record<string, unknown>) | undefined): Coerced {
+  if (exact === undefined) return coerce(input)
+  try {
+    return coerce(input, true)
+  } catch (err) {
+    if (err !== NEEDS_EXACT) throw err
+    return coerce(exact())
   }
 }
 

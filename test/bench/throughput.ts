@@ -3,8 +3,9 @@
  * - Floe's real path: base64 MSK events of ≤ 6 MB → writeBatch (parse, checkpoints, decode,
  *   route, coerce, Arrow, Parquet ZSTD, file write, fenced registration) with a file:// warehouse
  *   and DynamoDB Local for the control and catalog tables;
- * - Floe's encode path alone (no I/O): parseKafkaEvent → JSON decode → coerce → encodeParquet,
- *   one Parquet file per event, timed per stage;
+ * - Floe's encode path alone (no I/O): parseKafkaEvent → JSON decode (as the writer does it:
+ *   JSON.parse, exact only where digits matter) → record guard → coerce → encodeParquet, one
+ *   Parquet file per event, timed per stage;
  * - DuckDB (`SET threads=1`): NDJSON → Parquet ZSTD with COPY.
  * Each figure is the median of `runs` runs; CPU seconds come from process.cpuUsage() (Floe's
  * process also runs V8's GC threads; DynamoDB Local's JVM is a separate process and not counted).
@@ -22,6 +23,9 @@ import { createFileIO } from '../../lib/io/index.js'
 import { parseKafkaEvent } from '../../lib/kafka/event.js'
 import { inferSchema } from '../../lib/schema/infer.js'
 import { compileCoercer, encodeParquet } from '../../lib/writer/columnar/index.js'
+import { parseJsonObject, parseJsonObjectFast } from '../../lib/codec/json.js'
+import { inspectRecord } from '../../lib/writer/guard.js'
+import { coerceExactly } from '../../lib/writer/tables.js'
 import { writeBatch } from '../../lib/writer/pipeline.js'
 import { compileRoutes } from '../../lib/writer/routing.js'
 import type { WriterDeps } from '../../lib/writer/types.js'
@@ -112,22 +116,27 @@ async function encodeRun(ds: Dataset): Promise<{ wallMs: number; stages: Record<
   }
   const schema = inferSchema(sample)
   const coerce = compileCoercer(schema, { table: 'bench.encode' })
-  const stages = { parseEvent: 0, decodeJson: 0, coerce: 0, encodeParquet: 0 }
+  const limits = config.limits
+  const stages = { parseEvent: 0, decodeJson: 0, guard: 0, coerce: 0, encodeParquet: 0 }
   const t0 = performance.now()
   for (const event of ds.events) {
     let t = performance.now()
     const records = parseKafkaEvent(event)
     stages.parseEvent += performance.now() - t
     t = performance.now()
+    // As the writer decodes JSON (lib/writer/pipeline.ts): JSON.parse, exact only where digits matter.
     const values: Record<string, unknown>[] = new Array(records.length)
     for (let i = 0; i < records.length; i++) {
-      const d = await decoders.decodeValue(records[i]!)
+      const d = parseJsonObjectFast(records[i]!.value!)
       if (!d.ok) throw new Error(d.reason)
       values[i] = d.value
     }
     stages.decodeJson += performance.now() - t
     t = performance.now()
-    const rows = values.map((v) => coerce(v).row)
+    for (const v of values) if (inspectRecord(v, limits, { declared: false }).problem !== undefined) throw new Error('bench record breaks a limit')
+    stages.guard += performance.now() - t
+    t = performance.now()
+    const rows = values.map((v, i) => coerceExactly(coerce, v, () => (parseJsonObject(records[i]!.value!) as { value: Record<string, unknown> }).value).row)
     stages.coerce += performance.now() - t
     t = performance.now()
     await encodeParquet(schema, rows, { compression: 'zstd' })

@@ -17,6 +17,7 @@
  */
 import { RecordError, SchemaError } from '../../errors.js'
 import { isList, isMap, isStruct, type IcebergType, type NestedField, type StructType } from '../../schema/types.js'
+import { decimalParams } from '../../schema/walk.js'
 import { compilePrimitive, Failure, safeJson, type Convert, type Ctx } from './primitives.js'
 import { fieldValue, losslessText } from './values.js'
 
@@ -34,7 +35,23 @@ export interface Coerced {
   unknown: UnknownField[]
 }
 
-export type Coercer = (record: unknown) => Coerced
+/**
+ * `fast`: the record is JSON.parse's value (lib/codec parseJsonObjectFast). Where its digits could
+ * differ from the exact decoding (a number into a string or decimal column, an object or array
+ * into a string column) or any value fails, the coercer throws NeedsExact instead: the caller
+ * decodes that record exactly and coerces it again, so the row and every reason are as if it had
+ * been decoded exactly from the start.
+ */
+export type Coercer = (record: unknown, fast?: boolean) => Coerced
+
+/** Thrown (one instance) by a `fast` coercion that needs the record's exact decoding. */
+export class NeedsExact {
+  readonly needsExact = true
+}
+export const NEEDS_EXACT = new NeedsExact()
+const needsExact = (): never => {
+  throw NEEDS_EXACT
+}
 
 const NONE: UnknownField[] = []
 
@@ -46,14 +63,16 @@ export function compileCoercer(schema: StructType, opts: { table: string; caseIn
   const root = compileStruct(schema, '', opts.caseInsensitive ?? false)
   // One context per coercer, reset per record: coercion is synchronous, so calls never interleave.
   const ctx: Ctx = { unknown: undefined }
-  return (record: unknown): Coerced => {
+  return (record: unknown, fast = false): Coerced => {
     if (typeof record !== 'object' || record === null || Array.isArray(record) || record instanceof Uint8Array)
       throw new RecordError(`table ${opts.table}: record expected struct, got ${describe(record)}`)
     ctx.unknown = undefined
+    ctx.fast = fast
     try {
       return { row: root(record, ctx) as Row, unknown: ctx.unknown ?? NONE }
     } catch (err) {
       if (!(err instanceof Failure)) throw err
+      if (fast) throw NEEDS_EXACT
       const path = err.segments.reduce((acc, s) => (s.startsWith('[') ? acc + s : acc ? `${acc}.${s}` : s), '')
       throw new RecordError(`table ${opts.table}: field '${path}' expected ${err.expected}, got ${describe(err.value)}`)
     }
@@ -193,7 +212,10 @@ function compileType(type: IcebergType, path: string, ci: boolean): Convert {
       return out
     }
   }
-  return compilePrimitive(type)
+  const convert = compilePrimitive(type)
+  if (type === 'string') return (v, ctx) => (ctx.fast && typeof v !== 'string' && typeof v !== 'boolean' ? needsExact() : convert(v, ctx))
+  if (decimalParams(type) !== undefined) return (v, ctx) => (ctx.fast && typeof v !== 'string' ? needsExact() : convert(v, ctx))
+  return convert
 }
 
 const typeName = (t: IcebergType): string => (typeof t === 'string' ? t : t.type)

@@ -10,6 +10,8 @@ import { base64Bytes, isoToEpochDays, isoToEpochNanos, isoToTimeMicros, lossless
 
 export interface Ctx {
   unknown: { path: string; value: unknown }[] | undefined
+  /** The record came from JSON.parse (lib/codec parseJsonObjectFast): where digits could matter, ask for the exact decoding. */
+  fast?: boolean
 }
 
 export type Convert = (v: unknown, ctx: Ctx) => unknown
