@@ -48,6 +48,7 @@ async function measure(label: string, m: typeof md, commits: number) {
 console.log('| commits | metadata.json before expiry | table load (parse) | table load (cached) | snapshots after expiry | metadata.json after | table load after (parse) |')
 console.log('|---:|---:|---:|---:|---:|---:|---:|')
 let previous = 'none'
+const began = performance.now()
 for (let c = 1; c <= checkpoints.at(-1)!; c++) {
   // One commit a minute, one small file each, the last 30 days.
   const now = start + c * 60_000
@@ -55,6 +56,7 @@ for (let c = 1; c <= checkpoints.at(-1)!; c++) {
   const next = await appendFiles(io, md, [file], { nowMs: now, summary: { 'floe.offsets.floe': JSON.stringify({ 'events-0': c * 100 }) } })
   md = appendMetadataLog(next, { path: previous, lastUpdatedMs: md['last-updated-ms'] }).metadata
   previous = `file://${dir}/t/metadata/${String(c).padStart(5, '0')}.metadata.json`
+  if (c % 500 === 0) console.error(`[history] ${c} commits, ${((performance.now() - began) / 1000).toFixed(0)} s`)
   if (!checkpoints.includes(c)) continue
   const before = await measure('before', md, c)
   const expired = planExpiry(md, start + 30 * DAY + c * 60_000).metadata
