@@ -201,7 +201,8 @@ export const SETTINGS = {
    * input row groups fetched and decoded, rows in JS, Arrow and IPC copies, output bytes not yet
    * uploaded, parquet-wasm's memory growth). 256 MB leaves a 1 GB maintenance function room for
    * the runtime, the loaded table metadata and garbage the collector has not reclaimed yet. Must
-   * be at least 8 × FLOE_COMPACT_CHUNK_MB (a chunk of rows costs several copies of itself).
+   * be at least 16 × FLOE_COMPACT_CHUNK_MB (a chunk of rows costs several copies of itself: JS rows,
+   * Arrow, IPC, parquet-wasm's batch and open row group; measured in docs/benchmarks.md).
    */
   FLOE_COMPACT_MEMORY_MB: mb(256, 16, 10_240),
   /**
@@ -387,8 +388,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   // Also when parseRoutes already checked FLOE_ROUTES: the table-name limit is only known now.
   validateRoutes(p.FLOE_ROUTES, 'FLOE_ROUTES', { maxTableNameLength: p.FLOE_MAX_TABLE_NAME_LENGTH })
   const MB = 1024 * 1024
-  if (p.FLOE_COMPACT_MEMORY_MB < 8 * p.FLOE_COMPACT_CHUNK_MB) {
-    throw new ConfigError('FLOE_COMPACT_MEMORY_MB', `${p.FLOE_COMPACT_MEMORY_MB} MB is less than 8 × FLOE_COMPACT_CHUNK_MB (${p.FLOE_COMPACT_CHUNK_MB} MB): a chunk of rows costs several copies of itself`)
+  if (p.FLOE_COMPACT_MEMORY_MB < 16 * p.FLOE_COMPACT_CHUNK_MB) {
+    throw new ConfigError('FLOE_COMPACT_MEMORY_MB', `${p.FLOE_COMPACT_MEMORY_MB} MB is less than 16 × FLOE_COMPACT_CHUNK_MB (${p.FLOE_COMPACT_CHUNK_MB} MB): a chunk of rows costs several copies of itself (JS rows, Arrow, IPC, parquet-wasm)`)
   }
   return {
     pipeline: p.FLOE_PIPELINE,

@@ -6,7 +6,7 @@
  * the kernel's maxRSS) beside the bound. Two steps, so the generator's memory is not reused:
  *
  *   node --import tsx test/bench/compact-memory.ts --generate DIR [--input-mb 640] [--file-mb 48]
- *   node --expose-gc --import tsx test/bench/compact-memory.ts --compact DIR [--bound-mb 64] [--target-mb 256] [--chunk-mb 4]
+ *   node --expose-gc --import tsx test/bench/compact-memory.ts --compact DIR [--bound-mb 64] [--target-mb 256] [--chunk-mb 2]
  *
  * The inputs are Parquet files of `--file-mb` with row groups of about 1 MB (so each file is read
  * in many windows), written by the same streaming writer; the output target is larger than the
@@ -38,7 +38,7 @@ const { values } = parseArgs({
     'file-mb': { type: 'string', default: '48' },
     'bound-mb': { type: 'string', default: '64' },
     'target-mb': { type: 'string', default: '256' },
-    'chunk-mb': { type: 'string', default: '4' },
+    'chunk-mb': { type: 'string', default: '2' },
   },
 })
 const MB = 1024 * 1024
@@ -107,6 +107,7 @@ async function compact(dir: string) {
     largestOutput = Math.max(largestOutput, file.fileSizeInBytes)
     rows += file.recordCount
     await io.delete(file.filePath)
+    if (process.env.BENCH_VERBOSE) console.error(`group ${g.inputs.length} files: ledger peak ${(budget.peak / MB).toFixed(1)} MB, wasm growth ${(budget.wasmGrowth / MB).toFixed(1)} MB`)
   }
   clearInterval(sampler)
   const peakRss = Math.max(sampled, process.resourceUsage().maxRSS * 1024)
