@@ -91,7 +91,11 @@ export async function encodeStreamed(schema: StructType, chunks: AsyncIterable<R
       const wasmTable = WasmTable.fromIPCStream(ipc)
       budget.set('arrow', 0)
       budget.observe()
-      yield* wasmTable.recordBatches()
+      const wasmBatches = wasmTable.recordBatches()
+      // A wasm-bindgen object holds its wasm memory until freed (or finalized, long after): without
+      // this, parquet-wasm's memory grew by a chunk per chunk. The batches move into the writer.
+      wasmTable.free()
+      yield* wasmBatches
     }
   }
   const props = new WriterPropertiesBuilder()
