@@ -149,13 +149,22 @@ export interface RowSource {
   read(start: number, end: number): Promise<Row[]>
 }
 
-/** A file read by byte ranges (hyparquet fetches only the column chunks of the row groups a read needs). */
-export function rangedFile(io: Pick<FileIO, 'readRange'>, path: string, size: number): AsyncBuffer {
+/**
+ * A file read by byte ranges (hyparquet fetches only the column chunks of the row groups a read
+ * needs). A file of at most `wholeBelow` bytes is read once, whole, on the first slice: hyparquet's
+ * first footer fetch is 512 KB anyway, and the windows then cost no further requests.
+ */
+export function rangedFile(io: Pick<FileIO, 'readRange'>, path: string, size: number, wholeBelow = 0): AsyncBuffer {
+  const toBuffer = (b: Uint8Array) => (b.byteOffset === 0 && b.byteLength === b.buffer.byteLength ? b.buffer : b.slice().buffer) as ArrayBuffer
+  let whole: Promise<ArrayBuffer> | undefined
   return {
     byteLength: size,
     async slice(start, end) {
-      const b = await io.readRange(path, start, end ?? size)
-      return (b.byteOffset === 0 && b.byteLength === b.buffer.byteLength ? b.buffer : b.slice().buffer) as ArrayBuffer
+      if (size <= wholeBelow) {
+        whole ??= io.readRange(path, 0, size).then(toBuffer)
+        return (await whole).slice(start, end ?? size)
+      }
+      return toBuffer(await io.readRange(path, start, end ?? size))
     },
   }
 }

@@ -24,8 +24,10 @@ export async function* streamRows(io: FileIO, schema: StructType, inputs: DataFi
   const holdRows = () => budget.set('rows', Math.ceil(bufferBytes * JS_ROW_FACTOR), 'rows buffered for the writer')
   for (const f of inputs) {
     budget.set('footer', Math.min(f.fileSizeInBytes, FOOTER_FETCH), `footer of ${f.filePath}`)
-    const src = await openRows(rangedFile(io, f.filePath, f.fileSizeInBytes), schema, f.filePath)
-    budget.set('footer', src.metadata.metadata_length * JS_ROW_FACTOR, `footer of ${f.filePath}`)
+    // A file no larger than the first footer fetch is read once, whole, and kept while it is read.
+    const whole = f.fileSizeInBytes <= FOOTER_FETCH
+    const src = await openRows(rangedFile(io, f.filePath, f.fileSizeInBytes, FOOTER_FETCH), schema, f.filePath)
+    budget.set('footer', (whole ? f.fileSizeInBytes : 0) + src.metadata.metadata_length * JS_ROW_FACTOR, `footer of ${f.filePath}`)
     if (src.rows !== f.recordCount) throw new IcebergError(`${f.filePath}: the file holds ${src.rows} rows, its manifest entry says ${f.recordCount}; not compacting`)
     let groupStart = 0
     for (const g of src.groups) {
