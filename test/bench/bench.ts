@@ -52,7 +52,7 @@ export const SIZES: Record<'full' | 'quick' | 'smoke', BenchSizes> = {
     memory: { budgets: [16, 64, 256], tables: 10, slots: 24, runs: 1 },
     commit: { snapshots: [10, 1000], batches: [1, 100], runs: 3 },
     profileRecords: 50_000,
-    compactMemory: { boundMB: 32, targetMB: 64, chunkMB: 1, fileMB: 16, inputMB: 320 },
+    compactMemory: { boundMB: 32, targetMB: 64, chunkMB: 1, fileMB: 16, inputMB: 352 },
     history: [10, 1000],
   },
   smoke: {
