@@ -1,7 +1,7 @@
 /**
  * Maintenance Lambda, run on a schedule (EventBridge Scheduler, hourly by default). Thin: config,
  * clients, FileIO and catalog once per cold start; each invocation runs lib/maintenance's
- * `runMaintenance`: compaction, snapshot expiry (both under the committer's per-table lease) and
+ * `runMaintenance`: compaction, manifest rewrite, snapshot expiry (under the committer's per-table lease) and
  * orphan cleanup (DESIGN.md invariants 7 and 10) for every table this pipeline writes
  * — tables its committer has ever leased or with pending batches, NOT every table of the
  * catalog (other engines' tables are left alone) — then the spilled file lists. Tables are
@@ -9,7 +9,7 @@
  * log and `MaintenanceFailures` metric, never thrown, so the others are cleaned regardless.
  *
  * The event may narrow or rehearse a run: `{ "tables": ["ns.t"], "dryRun": true,
- * "olderThanHours": 48, "tasks": ["compact", "expire", "orphans"] }` (all optional: the default
+ * "olderThanHours": 48, "tasks": ["compact", "manifests", "expire", "orphans"] }` (all optional: the default
  * is every task; the horizon is never shorter than one hour here). Compaction starts no new group
  * in the last 20 % of the invocation (at least 30 s), so a unit never runs into the timeout.
  *

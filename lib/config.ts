@@ -197,6 +197,15 @@ export const SETTINGS = {
    */
   FLOE_COMPACT_CHUNK_MB: mb(16, 1, 1_024),
   /**
+   * Working memory compaction may account for while rewriting one group (lib/maintenance/budget.ts:
+   * input row groups fetched and decoded, rows in JS, Arrow and IPC copies, output bytes not yet
+   * uploaded, parquet-wasm's memory growth). 256 MB leaves a 1 GB maintenance function room for
+   * the runtime, the loaded table metadata and garbage the collector has not reclaimed yet. Must
+   * be at least 16 × FLOE_COMPACT_CHUNK_MB (a chunk of rows costs several copies of itself: JS rows,
+   * Arrow, IPC, parquet-wasm's batch and open row group; measured in docs/benchmarks.md).
+   */
+  FLOE_COMPACT_MEMORY_MB: mb(256, 16, 10_240),
+  /**
    * Parsed table metadata kept per process, by metadata-file location (files are immutable, so
    * never stale): a warm writer's table load is one catalog read, not a parse of the table's
    * history. 64 tables × a few hundred KB of expired-and-bounded metadata is a few MB.
@@ -302,6 +311,7 @@ export interface FloeConfig {
   orphanHorizonMs: number
   compactMaxBytes: number
   compactChunkBytes: number
+  compactMemoryBytes: number
   metadataCacheEntries: number
   awsMaxAttempts: number
   /** What one record may contain (FLOE_MAX_*): beyond any of them it is a dead letter. */
@@ -378,6 +388,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   // Also when parseRoutes already checked FLOE_ROUTES: the table-name limit is only known now.
   validateRoutes(p.FLOE_ROUTES, 'FLOE_ROUTES', { maxTableNameLength: p.FLOE_MAX_TABLE_NAME_LENGTH })
   const MB = 1024 * 1024
+  if (p.FLOE_COMPACT_MEMORY_MB < 16 * p.FLOE_COMPACT_CHUNK_MB) {
+    throw new ConfigError('FLOE_COMPACT_MEMORY_MB', `${p.FLOE_COMPACT_MEMORY_MB} MB is less than 16 × FLOE_COMPACT_CHUNK_MB (${p.FLOE_COMPACT_CHUNK_MB} MB): a chunk of rows costs several copies of itself (JS rows, Arrow, IPC, parquet-wasm)`)
+  }
   return {
     pipeline: p.FLOE_PIPELINE,
     controlTable: p.FLOE_CONTROL_TABLE,
@@ -408,6 +421,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     orphanHorizonMs: p.FLOE_ORPHAN_HORIZON_HOURS * 3600 * 1000,
     compactMaxBytes: p.FLOE_COMPACT_MAX_MB * MB,
     compactChunkBytes: p.FLOE_COMPACT_CHUNK_MB * MB,
+    compactMemoryBytes: p.FLOE_COMPACT_MEMORY_MB * MB,
     metadataCacheEntries: p.FLOE_METADATA_CACHE_ENTRIES,
     awsMaxAttempts: p.FLOE_AWS_MAX_ATTEMPTS,
     limits: {

@@ -49,6 +49,11 @@ describe('loadConfig', () => {
     expect(c.memoryBudgetBytes).toBe(256 * 1024 * 1024)
   })
 
+  it('refuses a compaction memory budget too small for its chunk, naming both settings', () => {
+    expect(loadConfig({ ...base, FLOE_COMPACT_MEMORY_MB: '64', FLOE_COMPACT_CHUNK_MB: '4' }).compactMemoryBytes).toBe(64 * 1024 * 1024)
+    expect(() => loadConfig({ ...base, FLOE_COMPACT_MEMORY_MB: '64', FLOE_COMPACT_CHUNK_MB: '8' })).toThrow(/FLOE_COMPACT_MEMORY_MB.*64 MB is less than 16 × FLOE_COMPACT_CHUNK_MB \(8 MB\)/)
+  })
+
   it('requires FLOE_WAREHOUSE', () => {
     expect(() => loadConfig({})).toThrow(/FLOE_WAREHOUSE.*not set/)
   })

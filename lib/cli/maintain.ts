@@ -1,4 +1,4 @@
-/** `floe maintain [--compact] [--expire] [--orphans] [--all]`: run table maintenance once, as the maintenance Lambda would, and say what it did. */
+/** `floe maintain [--compact] [--manifests] [--expire] [--orphans] [--all]`: run table maintenance once, as the maintenance Lambda would, and say what it did. */
 import { parseArgs } from 'node:util'
 import { createCatalog } from '../catalog/index.js'
 import { createControlContext } from '../control/context.js'
@@ -24,6 +24,8 @@ export function formatMaintenanceRun(run: MaintenanceRunResult, dryRun: boolean)
       const what = c.skipped ? `skipped: ${c.skipped}` : `${dryRun ? 'would rewrite' : 'rewrote'} ${c.filesRewritten} small files (${c.bytesRewritten} bytes) into ${dryRun ? c.groupsPlanned : c.filesWritten}${c.groupsDropped ? `, ${c.groupsDropped} groups dropped (changed by another writer)` : ''}`
       lines.push(`${r.table}: compaction: ${h.dataFiles} data files, ${Math.round(h.smallFileRatio * 100)}% small (< 75% of ${c.targetBytes} bytes); ${what}`)
     }
+    const mf = 'manifests' in r ? r.manifests : undefined
+    if (mf) lines.push(`${r.table}: manifests: ${mf.manifestsBefore} in the current snapshot; ${mf.skipped ? `skipped: ${mf.skipped}` : `${dryRun ? 'would replace' : 'replaced'} ${mf.manifestsReplaced} small ones with ${mf.manifestsCreated}`}`)
     const x = 'expiry' in r ? r.expiry : undefined
     if (x) lines.push(`${r.table}: expiry: ${x.snapshotsBefore} snapshots, ${dryRun ? 'would expire' : 'expired'} ${x.snapshotsExpired}, ${x.filesDeleted} files (${x.bytesReclaimed} bytes) ${dryRun ? 'to delete' : 'deleted'}, metadata ${x.metadataBytesBefore} → ${x.metadataBytesAfter} bytes`)
     if (r.status !== 'failed' && r.orphans) {
@@ -41,7 +43,8 @@ export function formatMaintenanceRun(run: MaintenanceRunResult, dryRun: boolean)
 export function maintenanceRunJson(run: MaintenanceRunResult, dryRun: boolean): unknown {
   const err = (e?: Error) => (e ? `${e.name}: ${e.message}` : undefined)
   const compaction = (c: MaintenanceRunResult['results'][number]['compaction']) => (c ? { ...c, snapshotId: c.snapshotId?.toString() } : undefined)
-  return { ...run, dryRun, results: run.results.map((r) => ({ ...r, compaction: compaction(r.compaction), error: err(r.error) })), spillError: err(run.spillError) }
+  const manifests = (m: MaintenanceRunResult['results'][number]['manifests']) => (m ? { ...m, snapshotId: m.snapshotId?.toString() } : undefined)
+  return { ...run, dryRun, results: run.results.map((r) => ({ ...r, compaction: compaction(r.compaction), manifests: manifests(r.manifests), error: err(r.error) })), spillError: err(run.spillError) }
 }
 
 /** Parse and run against `deps` (tests pass theirs); `out` receives the printed text. */
@@ -50,6 +53,7 @@ export async function maintain(argv: string[], deps: (target: { dir?: string; st
     args: argv,
     options: {
       compact: { type: 'boolean' },
+      manifests: { type: 'boolean' },
       expire: { type: 'boolean' },
       orphans: { type: 'boolean' },
       all: { type: 'boolean' },
@@ -69,7 +73,7 @@ export async function maintain(argv: string[], deps: (target: { dir?: string; st
   }
   const tasks: MaintenanceTask[] = values.all ? ALL_TASKS : ALL_TASKS.filter((t) => values[t] === true)
   if (tasks.length === 0) {
-    out(`nothing to do: say which task (--compact, --expire, --orphans or --all)\n\n${usage}\n`)
+    out(`nothing to do: say which task (--compact, --manifests, --expire, --orphans or --all)\n\n${usage}\n`)
     return 2
   }
   let olderThanMs: number | undefined
@@ -86,20 +90,23 @@ export async function maintain(argv: string[], deps: (target: { dir?: string; st
 
 export const maintainCommand: Command = {
   name: 'maintain',
-  summary: 'Table maintenance once (what the maintenance Lambda does): compaction, snapshot expiry, orphan cleanup',
-  usage: `Usage: floe maintain [--compact] [--expire] [--orphans] [--all] [--table ns.name]... [--older-than-hours H] [--dry-run] [--json]
+  summary: 'Table maintenance once (what the maintenance Lambda does): compaction, manifest rewrite, snapshot expiry, orphan cleanup',
+  usage: `Usage: floe maintain [--compact] [--manifests] [--expire] [--orphans] [--all] [--table ns.name]... [--older-than-hours H] [--dry-run] [--json]
 
 Table maintenance for pipeline FLOE_PIPELINE, per table, in this order:
   --compact   rewrite small data files of each partition into files near the target size
               (write.target-file-size-bytes, else FLOE_TARGET_FILE_MB) as one replace snapshot;
               at most FLOE_COMPACT_MAX_MB of input per table per run (run again to continue)
+  --manifests rewrite the current snapshot's small data manifests into fewer (a replace
+              snapshot, same files) once a spec has commit.manifest.min-count-to-merge (100) of
+              them below commit.manifest.target-size-bytes (8 MB)
   --expire    expire snapshots older than history.expire.max-snapshot-age-ms (5 days) beyond
               history.expire.min-snapshots-to-keep (1), keeping refs; delete the files only they
               reached, never one a kept snapshot or a pending batch names
   --orphans   delete files under each table's data/ and metadata/ folders that nothing references
               and that are older than the horizon; then the spilled file lists no pending batch names
-  --all       the three, in that order
-Compaction and expiry hold the committer's lease for the table (a busy table waits for the next
+  --all       the four, in that order
+Compaction, manifest rewrite and expiry hold the committer's lease for the table (a busy table waits for the next
 run). Tables: every table this pipeline has committed to or has pending batches for (or only the
 given ones; spilled lists are then left alone). Exit code 1 if any table failed.
 

@@ -125,7 +125,7 @@ export async function replaceDataFiles(io: FileIO, base: TableMetadata, opts: Re
 }
 
 /** Writes one data manifest of `entries` and returns its manifest-list entry. */
-async function writeManifest(
+export async function writeManifest(
   io: FileIO,
   md: TableMetadata,
   specId: number,

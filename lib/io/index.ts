@@ -4,12 +4,13 @@
  * `s3://warehouse/db/t` can be read from a fixture copy on disk (and `floe inspect --path-map`).
  */
 import type { S3Client } from '@aws-sdk/client-s3'
-import { localDelete, localList, localRead, localStat, localWrite } from './local.js'
+import { localDelete, localList, localOpenWrite, localRead, localReadRange, localStat, localWrite } from './local.js'
 import { parsePath } from './paths.js'
 import { s3Delete, s3DeleteMany, s3List, s3Read, s3Stat, s3Write } from './s3.js'
+import { s3OpenWrite, s3ReadRange } from './s3-parts.js'
 import type { FileInfo, FileIO } from './types.js'
 
-export type { FileInfo, FileIO } from './types.js'
+export type { FileInfo, FileIO, FileSink } from './types.js'
 export { isInside, joinPath, parsePath } from './paths.js'
 
 export interface FileIOOptions {
@@ -27,6 +28,14 @@ export function createFileIO(clients: { s3: S3Client }, opts: FileIOOptions = {}
     async read(path) {
       const p = parsePath(path)
       return p.kind === 's3' ? s3Read(s3, p, path) : localRead(p.path, path)
+    },
+    async readRange(path, start, end) {
+      const p = parsePath(path)
+      return p.kind === 's3' ? s3ReadRange(s3, p, path, start, end) : localReadRange(p.path, path, start, end)
+    },
+    async openWrite(path, options) {
+      const p = parsePath(path)
+      return p.kind === 's3' ? s3OpenWrite(s3, p, options?.partBytes, options?.contentType) : localOpenWrite(p.path)
     },
     async write(path, data, options) {
       const p = parsePath(path)
@@ -71,6 +80,8 @@ export function withPathMap(io: FileIO, map: [from: string, to: string][]): File
   const back = (info: FileInfo): FileInfo => ({ ...info, path: backward(info.path) })
   return {
     read: (path) => io.read(forward(path)),
+    readRange: (path, start, end) => io.readRange(forward(path), start, end),
+    openWrite: (path, options) => io.openWrite(forward(path), options),
     write: (path, data, options) => io.write(forward(path), data, options),
     exists: (path) => io.exists(forward(path)),
     delete: (path) => io.delete(forward(path)),

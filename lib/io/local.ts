@@ -1,9 +1,9 @@
 /** FileIO over the local file system: atomic writes (temp file + rename), recursive listing. */
 import { randomUUID } from 'node:crypto'
-import { mkdir, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises'
+import { mkdir, open, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import { FileNotFoundError } from '../errors.js'
-import type { FileInfo } from './types.js'
+import type { FileInfo, FileSink } from './types.js'
 
 export async function localRead(file: string, path: string): Promise<Uint8Array> {
   try {
@@ -86,4 +86,53 @@ async function* walk(dir: string, namePrefix: string, toPath: (file: string) => 
 
 function code(err: unknown): string | undefined {
   return (err as { code?: string })?.code
+}
+
+export async function localReadRange(file: string, path: string, start: number, end: number): Promise<Uint8Array> {
+  let handle
+  try {
+    handle = await open(file, 'r')
+  } catch (err) {
+    if (code(err) === 'ENOENT') throw new FileNotFoundError(path, { cause: err })
+    throw err
+  }
+  try {
+    const out = new Uint8Array(Math.max(0, end - start))
+    let done = 0
+    while (done < out.length) {
+      const { bytesRead } = await handle.read(out, done, out.length - done, start + done)
+      if (bytesRead === 0) break
+      done += bytesRead
+    }
+    return done === out.length ? out : out.subarray(0, done)
+  } finally {
+    await handle.close()
+  }
+}
+
+/** Appends to a sibling temp file; close renames it over the target (readers never see a partial file). */
+export async function localOpenWrite(file: string): Promise<FileSink> {
+  await mkdir(dirname(file), { recursive: true })
+  const temp = join(dirname(file), `.${basename(file)}.${randomUUID()}.tmp`)
+  const handle = await open(temp, 'w')
+  let size = 0
+  let closed = false
+  return {
+    buffered: 0,
+    async write(bytes) {
+      await handle.write(bytes, 0, bytes.byteLength)
+      size += bytes.byteLength
+    },
+    async close() {
+      closed = true
+      await handle.close()
+      await rename(temp, file)
+      return size
+    },
+    async abort() {
+      if (!closed) await handle.close().catch(() => undefined)
+      closed = true
+      await rm(temp, { force: true })
+    },
+  }
 }

@@ -5,10 +5,12 @@
  * - Planned from the current snapshot (compact-plan.ts), at most FLOE_COMPACT_MAX_MB of input per
  *   table per run, no new group started after the caller's deadline: a unit always finishes well
  *   inside one Lambda run, and the next run continues with what is left.
- * - Streaming: each input file is read (it is small by definition) and decoded in windows of
- *   about FLOE_COMPACT_CHUNK_MB of rows (read-rows.ts), written through the writer's columnar path
- *   with parquet-wasm's streaming writer (write-rows.ts). Memory: one input file, one chunk of rows
- *   and the encoded output file (at most the target size).
+ * - Streaming, in bounded memory (FLOE_COMPACT_MEMORY_MB, budget.ts): each input file is read by
+ *   byte ranges, one row group's column chunks at a time, decoded in windows of about
+ *   FLOE_COMPACT_CHUNK_MB of rows (stream-rows.ts), written through the writer's columnar path with
+ *   parquet-wasm's streaming writer, row groups closing at the chunk size, and uploaded part by
+ *   part (write-rows.ts, FileIO.openWrite). Neither an input file nor the output is ever whole in
+ *   memory; a group whose input row group alone would pass the budget is skipped.
  * - Exact: the rewritten file must hold exactly the inputs' record count; a value that cannot be
  *   read back exactly stops the table (CompactionUnsupportedError), it is never approximated.
  * - Commit: under the committer's lease; on a conflict with an outside writer the table is
@@ -25,14 +27,13 @@ import { liveEntries } from '../iceberg/scan.js'
 import { currentSchema, currentSnapshot } from '../iceberg/metadata.js'
 import type { DataFile, TableMetadata } from '../iceberg/types.js'
 import { logger, metrics, MetricUnit } from '../log.js'
-import { writeDataFile } from '../writer/files.js'
-import type { Row } from '../writer/columnar/index.js'
-import type { FileIO } from '../io/types.js'
-import type { StructType } from '../schema/types.js'
+import { parquetMetadataAsync } from 'hyparquet'
 import { IcebergError } from '../errors.js'
 import { commitWithRebase, type LeaseHolder } from './commit.js'
 import { partitionKeyOf, planCompaction, tableHealth, targetFileBytes, type CompactionGroup, type TableHealth } from './compact-plan.js'
-import { CompactionUnsupportedError, openRows } from './read-rows.js'
+import { CompactionBudget, CompactionMemoryError } from './budget.js'
+import { CompactionUnsupportedError, rangedFile } from './read-rows.js'
+import { streamRows } from './stream-rows.js'
 import { encodeStreamed } from './write-rows.js'
 import type { MaintenanceDeps } from './types.js'
 
@@ -40,6 +41,8 @@ export interface CompactOptions {
   dryRun?: boolean
   /** Epoch ms after which no new group is started. */
   deadline?: number
+  /** The run's memory ledger (tests read its peak); default one of FLOE_COMPACT_MEMORY_MB. */
+  budget?: CompactionBudget
   /** Test seam: runs after the groups are written, before the commit (a racing writer commits here). */
   beforeCommit?: () => Promise<void> | void
 }
@@ -52,6 +55,8 @@ export interface CompactResult {
   groupsCommitted: number
   /** Groups dropped because an outside writer changed their files or partition meanwhile. */
   groupsDropped: number
+  /** Groups not rewritten because one of their input row groups needs more than FLOE_COMPACT_MEMORY_MB. */
+  groupsOverBudget: number
   filesRewritten: number
   filesWritten: number
   bytesRewritten: number
@@ -73,7 +78,7 @@ export async function compactTable(deps: MaintenanceDeps, table: string, holder:
   const target = targetFileBytes(metadata, deps.config.targetFileBytes)
   const entries = currentSnapshot(metadata) ? await liveEntries(deps.io, metadata, { content: 'all' }) : []
   const health = tableHealth(entries, target)
-  const result: CompactResult = { table, health, targetBytes: target, groupsPlanned: 0, groupsCommitted: 0, groupsDropped: 0, filesRewritten: 0, filesWritten: 0, bytesRewritten: 0, bytesWritten: 0, dryRun: opts.dryRun === true }
+  const result: CompactResult = { table, health, targetBytes: target, groupsPlanned: 0, groupsCommitted: 0, groupsDropped: 0, groupsOverBudget: 0, filesRewritten: 0, filesWritten: 0, bytesRewritten: 0, bytesWritten: 0, dryRun: opts.dryRun === true }
   metrics.addMetric('TableDataFiles', MetricUnit.Count, health.dataFiles)
   metrics.addMetric('SmallFileRatio', MetricUnit.Percent, Math.round(health.smallFileRatio * 100))
   if (metadata['format-version'] !== 2) return skip(result, `format v${metadata['format-version']} (compaction writes v2 replace snapshots only)`)
@@ -86,10 +91,19 @@ export async function compactTable(deps: MaintenanceDeps, table: string, holder:
   }
 
   const written: Written[] = []
+  // One ledger for the run: parquet-wasm's memory, once grown, stays grown for the next group.
+  const budget = opts.budget ?? new CompactionBudget(deps.config.compactMemoryBytes)
   try {
     for (const group of groups) {
       if (opts.deadline !== undefined && Date.now() >= opts.deadline) break
-      written.push({ group, file: await rewriteGroup(deps, metadata, group) })
+      try {
+        written.push({ group, file: await rewriteGroup(deps, metadata, group, budget) })
+      } catch (err) {
+        if (!(err instanceof CompactionMemoryError)) throw err
+        // One input row group larger than the budget allows: this group is left as it is.
+        result.groupsOverBudget++
+        logger.warn('compaction group over the memory budget, skipped', { table, partition: group.key, files: group.inputs.length, error: err.message })
+      }
       await holder.renew()
     }
   } catch (err) {
@@ -152,40 +166,30 @@ export function floeSummary(md: TableMetadata): Record<string, string> {
   return out
 }
 
-/**
- * The rows of `inputs` as current-schema rows, in chunks of about `chunkBytes` (estimated
- * uncompressed): one input file's bytes and one chunk of rows in memory at a time.
- */
-export async function* streamRows(io: FileIO, schema: StructType, inputs: DataFile[], chunkBytes: number): AsyncGenerator<Row[]> {
-  let buffer: Row[] = []
-  let bufferBytes = 0
-  for (const f of inputs) {
-    const src = openRows(await io.read(f.filePath), schema, f.filePath)
-    if (src.rows !== f.recordCount) throw new IcebergError(`${f.filePath}: the file holds ${src.rows} rows, its manifest entry says ${f.recordCount}; not compacting`)
-    const window = Math.max(1, Math.floor(chunkBytes / src.rowBytes))
-    for (let start = 0; start < src.rows; start += window) {
-      const rows = await src.read(start, Math.min(src.rows, start + window))
-      for (const r of rows) buffer.push(r)
-      bufferBytes += rows.length * src.rowBytes
-      if (bufferBytes >= chunkBytes) {
-        yield buffer
-        buffer = []
-        bufferBytes = 0
-      }
-    }
-  }
-  if (buffer.length > 0) yield buffer
-}
-
-/** Rewrites one group as one file beside its inputs. */
-async function rewriteGroup(deps: MaintenanceDeps, md: TableMetadata, group: CompactionGroup): Promise<DataFile> {
+/** Rewrites one group as one file beside its inputs, within `budget`. */
+export async function rewriteGroup(deps: Pick<MaintenanceDeps, 'io' | 'config'>, md: TableMetadata, group: CompactionGroup, budget: CompactionBudget): Promise<DataFile> {
   const schema = currentSchema(md)
+  const chunk = deps.config.compactChunkBytes
   const expected = group.inputs.reduce((a, e) => a + e.dataFile.recordCount, 0)
-  const rows = streamRows(deps.io, schema, group.inputs.map((e) => e.dataFile), deps.config.compactChunkBytes)
-  const encoded = await encodeStreamed(schema, rows, { properties: md.properties, compression: deps.config.parquetCompression, rowGroupBytes: deps.config.compactChunkBytes })
-  if (encoded.recordCount !== expected) throw new IcebergError(`compaction of ${group.inputs.length} files read ${encoded.recordCount} rows, expected ${expected}`)
   const first = group.inputs[0]!.dataFile
   const dir = first.filePath.slice(0, first.filePath.lastIndexOf('/'))
   const path = `${dir}/compacted-${randomUUID()}.parquet`
-  return writeDataFile(deps.io, path, encoded, first.specId, first.partition)
+  const sink = await deps.io.openWrite(path, { contentType: 'application/vnd.apache.parquet', partBytes: chunk })
+  try {
+    const rows = streamRows(deps.io, schema, group.inputs.map((e) => e.dataFile), chunk, budget)
+    const out = await encodeStreamed(schema, rows, {
+      properties: md.properties,
+      compression: deps.config.parquetCompression,
+      rowGroupBytes: chunk,
+      sink,
+      budget,
+      footer: (size) => parquetMetadataAsync(rangedFile(deps.io, path, size)),
+    })
+    if (out.recordCount !== expected) throw new IcebergError(`compaction of ${group.inputs.length} files read ${out.recordCount} rows, expected ${expected}`)
+    return { content: 0, filePath: path, fileFormat: 'PARQUET', specId: first.specId, partition: first.partition, recordCount: out.recordCount, fileSizeInBytes: out.size, ...out.metrics }
+  } catch (err) {
+    await sink.abort()
+    await deps.io.delete(path).catch(() => undefined)
+    throw err
+  }
 }

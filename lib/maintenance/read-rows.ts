@@ -12,10 +12,11 @@
  */
 import { brotliDecompressSync, gunzipSync } from 'node:zlib'
 import { decompress as zstdDecompress } from 'fzstd'
-import { parquetMetadata, parquetReadObjects, parquetSchema, type FileMetaData } from 'hyparquet'
+import { parquetMetadataAsync, parquetReadObjects, parquetSchema, type AsyncBuffer, type FileMetaData } from 'hyparquet'
 import { IcebergError } from '../errors.js'
 import { isList, isMap, isStruct, type IcebergType, type StructType } from '../schema/types.js'
 import type { Row } from '../writer/columnar/index.js'
+import type { FileIO } from '../io/types.js'
 
 /** A table or file compaction cannot rewrite exactly; the message names the column. */
 export class CompactionUnsupportedError extends IcebergError {}
@@ -128,29 +129,67 @@ function struct(type: StructType, node: Tree, path: string): Convert {
   }
 }
 
+export interface RowGroupInfo {
+  rows: number
+  /** Bytes fetched to read it (its column chunks, compressed). */
+  compressed: number
+  /** Uncompressed bytes of its pages. */
+  uncompressed: number
+}
+
 export interface RowSource {
   metadata: FileMetaData
   rows: number
   /** Average uncompressed bytes per row (sizes chunks). */
   rowBytes: number
+  groups: RowGroupInfo[]
+  /** Leaf columns (pages read per window: up to one partial page each beyond the window). */
+  leaves: number
   /** Rows [start, end) as current-schema rows. */
   read(start: number, end: number): Promise<Row[]>
 }
 
-/** Opens one data file's bytes for chunked reading into `schema`. */
-export function openRows(bytes: Uint8Array, schema: StructType, what: string): RowSource {
-  const file = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer
-  const metadata = parquetMetadata(file)
+/**
+ * A file read by byte ranges (hyparquet fetches only the column chunks of the row groups a read
+ * needs). A file of at most `wholeBelow` bytes is read once, whole, on the first slice: hyparquet's
+ * first footer fetch is 512 KB anyway, and the windows then cost no further requests.
+ */
+export function rangedFile(io: Pick<FileIO, 'readRange'>, path: string, size: number, wholeBelow = 0): AsyncBuffer {
+  const toBuffer = (b: Uint8Array) => (b.byteOffset === 0 && b.byteLength === b.buffer.byteLength ? b.buffer : b.slice().buffer) as ArrayBuffer
+  let whole: Promise<ArrayBuffer> | undefined
+  return {
+    byteLength: size,
+    async slice(start, end) {
+      if (size <= wholeBelow) {
+        whole ??= io.readRange(path, 0, size).then(toBuffer)
+        return (await whole).slice(start, end ?? size)
+      }
+      return toBuffer(await io.readRange(path, start, end ?? size))
+    },
+  }
+}
+
+/** Opens one data file for chunked reading into `schema`: only its footer is read here. */
+export async function openRows(file: AsyncBuffer, schema: StructType, what: string): Promise<RowSource> {
+  const metadata = await parquetMetadataAsync(file)
   const root = parquetSchema(metadata)
   const conv = struct(schema, root, '')
   const rows = Number(metadata.num_rows)
-  const uncompressed = metadata.row_groups.reduce((a, rg) => a + Number(rg.total_byte_size), 0)
+  const groups = metadata.row_groups.map((rg) => ({
+    rows: Number(rg.num_rows),
+    compressed: rg.columns.reduce((a, c) => a + Number(c.meta_data?.total_compressed_size ?? 0), 0),
+    uncompressed: Number(rg.total_byte_size),
+  }))
+  const uncompressed = groups.reduce((a, g) => a + g.uncompressed, 0)
   return {
     metadata,
     rows,
     rowBytes: rows > 0 ? Math.max(1, uncompressed / rows) : 1,
+    groups,
+    leaves: metadata.row_groups[0]?.columns.length ?? 0,
     async read(start, end) {
-      const raw = await parquetReadObjects({ file, metadata, rowStart: start, rowEnd: end, utf8: false, parsers: parsers as never, compressors: compressors as never })
+      // With the offset index (parquet-wasm writes one), only the pages overlapping the window are fetched and decoded.
+      const raw = await parquetReadObjects({ file, metadata, rowStart: start, rowEnd: end, useOffsetIndex: true, utf8: false, parsers: parsers as never, compressors: compressors as never })
       if (raw.length !== end - start) throw new IcebergError(`${what}: read ${raw.length} rows for [${start}, ${end})`)
       return raw.map((r) => conv(r) as Row)
     },

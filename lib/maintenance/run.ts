@@ -1,7 +1,7 @@
 /**
  * One maintenance run for every table this pipeline writes, in parallel (bounded by
  * FLOE_COMMIT_CONCURRENCY), each table independently — one table's failure is reported, never a
- * reason to skip the others. Per table, in this order: compaction and snapshot expiry (together
+ * reason to skip the others. Per table, in this order: compaction, manifest rewrite and snapshot expiry (together
  * under the committer's lease for the table; a table whose lease is held is `busy` and left to
  * the next run), then orphan cleanup (which needs no lease: it deletes only old unreferenced
  * files); then the spilled file lists.
@@ -19,18 +19,20 @@ import { logger, metrics, MetricUnit } from '../log.js'
 import { withTableLease } from './commit.js'
 import { compactTable, type CompactResult } from './compact.js'
 import { expireSnapshots, type ExpireResult } from './expire.js'
+import { rewriteTableManifests, type ManifestRewriteResult } from './manifests.js'
 import { removeOrphanFiles, removeOrphanSpills } from './orphans.js'
 import type { MaintenanceDeps, OrphanOptions, OrphanResult } from './types.js'
 
-export type MaintenanceTask = 'compact' | 'expire' | 'orphans'
+export type MaintenanceTask = 'compact' | 'manifests' | 'expire' | 'orphans'
 /** `--all` and the scheduled run: in this order. */
-export const ALL_TASKS: MaintenanceTask[] = ['compact', 'expire', 'orphans']
+export const ALL_TASKS: MaintenanceTask[] = ['compact', 'manifests', 'expire', 'orphans']
 
 export interface TableMaintenanceResult {
   table: string
   /** `busy`: the committer (or another maintenance run) held the table's lease; compaction and expiry wait for the next run. */
   status: 'cleaned' | 'missing' | 'failed' | 'busy'
   compaction?: CompactResult
+  manifests?: ManifestRewriteResult
   expiry?: ExpireResult
   orphans?: OrphanResult
   error?: Error
@@ -112,9 +114,10 @@ export async function runMaintenance(deps: MaintenanceDeps, opts: MaintenanceRun
 async function maintainTable(deps: MaintenanceDeps, table: string, opts: MaintenanceRunOptions): Promise<TableMaintenanceResult> {
   const tasks = opts.tasks ?? ['orphans']
   const result: TableMaintenanceResult = { table, status: 'cleaned' }
-  if (tasks.includes('compact') || tasks.includes('expire')) {
+  if (tasks.includes('compact') || tasks.includes('manifests') || tasks.includes('expire')) {
     const leased = await withTableLease(deps, table, async (holder) => {
       if (tasks.includes('compact')) result.compaction = await compactTable(deps, table, holder, { dryRun: opts.dryRun, deadline: opts.deadline })
+      if (tasks.includes('manifests')) result.manifests = await rewriteTableManifests(deps, table, holder, { dryRun: opts.dryRun })
       if (tasks.includes('expire')) result.expiry = await expireSnapshots(deps, table, holder, { dryRun: opts.dryRun, pipelines: opts.pipelines })
       return true
     })

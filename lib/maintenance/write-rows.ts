@@ -3,16 +3,18 @@
  * columnar path (lib/writer/columnar: the Arrow builder, its leaf statistics and `columnMetrics`),
  * so a compacted file has the same encoding, field ids and column metrics a writer's file has.
  * The difference: rows arrive in chunks and parquet-wasm's streaming writer
- * (`transformParquetStream`) turns each chunk into row groups as it comes, so memory holds one
- * chunk of rows plus the encoded output, never all the file's rows. Leaf statistics are merged
+ * (`transformParquetStream`) turns each chunk into row groups as it comes and hands the encoded
+ * bytes to a FileSink (S3 multipart upload) part by part, so memory holds one chunk of rows and
+ * one part of output, never the file's rows or the whole file. Leaf statistics are merged
  * across chunks (counts add up, min/max compare in Iceberg's order) before metrics are computed.
  */
 import * as arrow from 'apache-arrow'
-import { parquetMetadata } from 'hyparquet'
+import type { FileMetaData } from 'hyparquet'
 import { Table as WasmTable, transformParquetStream, WriterPropertiesBuilder } from 'parquet-wasm/node'
 import type { StructType } from '../schema/types.js'
-import type { EncodedChunk } from '../writer/files.js'
-import { columnMetrics, compileArrowBuilder, compressionOf, metricsModes, type LeafStats, type Row } from '../writer/columnar/index.js'
+import type { FileSink } from '../io/types.js'
+import type { CompactionBudget } from './budget.js'
+import { columnMetrics, compileArrowBuilder, compressionOf, metricsModes, type ColumnMetrics, type LeafStats, type Row } from '../writer/columnar/index.js'
 
 function compare(a: unknown, b: unknown): number {
   if (typeof a === 'string' && typeof b === 'string') return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'))
@@ -44,10 +46,22 @@ export interface StreamWriteOptions {
   compression?: string
   /** Row groups close at about this many bytes (compaction: FLOE_COMPACT_CHUNK_MB). */
   rowGroupBytes?: number
+  /** Where the file's bytes go, part by part as parquet-wasm emits them. */
+  sink: FileSink
+  budget: CompactionBudget
+  /** Reads the written file's footer back (ranged), for the column sizes in its metrics. */
+  footer: (size: number) => Promise<FileMetaData>
 }
 
-/** Encodes the rows of `chunks` as one Parquet file. */
-export async function encodeStreamed(schema: StructType, chunks: AsyncIterable<Row[]>, opts: StreamWriteOptions): Promise<EncodedChunk> {
+export interface StreamedFile {
+  recordCount: number
+  size: number
+  metrics: ColumnMetrics
+}
+
+/** Encodes the rows of `chunks` as one Parquet file into `opts.sink` (not closed on failure: the caller aborts it). */
+export async function encodeStreamed(schema: StructType, chunks: AsyncIterable<Row[]>, opts: StreamWriteOptions): Promise<StreamedFile> {
+  const { budget, sink } = opts
   const modes = metricsModes(schema, opts.properties)
   const bounds = (id: number) => {
     const kind = modes.get(id)?.kind ?? 'truncate'
@@ -56,13 +70,32 @@ export async function encodeStreamed(schema: StructType, chunks: AsyncIterable<R
   const build = compileArrowBuilder(schema, { bounds })
   const stats = new Map<number, LeafStats>()
   let recordCount = 0
+  // parquet-wasm ends its output stream quietly when the input stream fails: keep the failure.
+  let failed: { error: unknown } | undefined
   async function* batches() {
+    try {
+      yield* encode()
+    } catch (error) {
+      failed = { error }
+    }
+  }
+  async function* encode() {
     for await (const rows of chunks) {
       if (rows.length === 0) continue
       const { table, stats: chunkStats } = build(rows)
       mergeStats(stats, chunkStats)
       recordCount += rows.length
-      yield* WasmTable.fromIPCStream(arrow.tableToIPC(table, 'stream')).recordBatches()
+      const ipc = arrow.tableToIPC(table, 'stream')
+      // The Arrow table and its IPC bytes, until the batch is inside wasm memory.
+      budget.set('arrow', ipc.byteLength * 2, 'Arrow copy of a chunk')
+      const wasmTable = WasmTable.fromIPCStream(ipc)
+      budget.set('arrow', 0)
+      budget.observe()
+      const wasmBatches = wasmTable.recordBatches()
+      // A wasm-bindgen object holds its wasm memory until freed (or finalized, long after): without
+      // this, parquet-wasm's memory grew by a chunk per chunk. The batches move into the writer.
+      wasmTable.free()
+      yield* wasmBatches
     }
   }
   const props = new WriterPropertiesBuilder()
@@ -72,13 +105,20 @@ export async function encodeStreamed(schema: StructType, chunks: AsyncIterable<R
     // Row groups close at about a chunk's bytes, so the writer never buffers a whole file's columns.
     .setMaxRowGroupBytes(opts.rowGroupBytes ?? 128 * 1024 * 1024)
     .build()
-  const output = await transformParquetStream(ReadableStream.from(batches()), props)
-  const parts: Uint8Array[] = []
-  for await (const part of output as unknown as AsyncIterable<Uint8Array>) parts.push(part)
-  const joined = Buffer.concat(parts)
-  parts.length = 0
-  const bytes = new Uint8Array(joined.buffer, joined.byteOffset, joined.byteLength)
-  // hyparquet reads the footer from the end of the buffer: no copy of the file for it.
-  const footer = parquetMetadata(joined.byteOffset === 0 && joined.byteLength === joined.buffer.byteLength ? joined.buffer : bytes.slice().buffer)
-  return { bytes, recordCount, metrics: columnMetrics(stats, footer, modes) }
+  try {
+    const output = await transformParquetStream(ReadableStream.from(batches()), props)
+    for await (const part of output as unknown as AsyncIterable<Uint8Array>) {
+      await sink.write(part)
+      budget.set('output', sink.buffered, 'output not uploaded yet')
+      budget.observe()
+    }
+  } catch (err) {
+    // An input that failed before its first batch leaves parquet-wasm without a schema ("Dyn casting error").
+    throw failed ? failed.error : err
+  }
+  if (failed) throw failed.error
+  const size = await sink.close()
+  budget.set('output', 0)
+  const footer = await opts.footer(size)
+  return { recordCount, size, metrics: columnMetrics(stats, footer, modes) }
 }

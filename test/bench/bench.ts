@@ -11,6 +11,7 @@ import { benchCommit, type CommitResult } from './commit.js'
 import { localAws, machine, round, type Machine } from './common.js'
 import { costModel, PRICES, type CostModel } from './cost.js'
 import { makeDataset, narrowRecord, wideRecord } from './data.js'
+import { benchCompactMemory, benchHistory, type CompactMemoryOptions, type CompactMemoryResult, type HistoryRow } from './maintenance.js'
 import { benchMemory, type MemoryResult } from './memory.js'
 import { profile, type ProfileSummary } from './profile.js'
 import { benchThroughput, profileWriter, type ThroughputResult } from './throughput.js'
@@ -23,6 +24,10 @@ export interface BenchSizes {
   memory: { budgets: number[]; tables: number; slots: number; runs: number }
   commit: { snapshots: number[]; batches: number[]; runs: number }
   profileRecords: number
+  /** Compaction memory (maintenance.ts): input ≥ 10× the bound. */
+  compactMemory: CompactMemoryOptions
+  /** Commit counts of the table-history row (`--history 10,1000,10000` for the long one). */
+  history: number[]
   /** Where to keep the raw .cpuprofile (undefined: not kept). */
   profileFile?: string
 }
@@ -36,6 +41,8 @@ export const SIZES: Record<'full' | 'quick' | 'smoke', BenchSizes> = {
     memory: { budgets: [16, 64, 256], tables: 50, slots: 24, runs: 3 },
     commit: { snapshots: [10, 1000, 10_000], batches: [1, 100, 1000], runs: 3 },
     profileRecords: 200_000,
+    compactMemory: { boundMB: 96, targetMB: 256, chunkMB: 2, fileMB: 48, inputMB: 960 },
+    history: [10, 1000],
   },
   quick: {
     mode: 'quick',
@@ -45,6 +52,8 @@ export const SIZES: Record<'full' | 'quick' | 'smoke', BenchSizes> = {
     memory: { budgets: [16, 64, 256], tables: 10, slots: 24, runs: 1 },
     commit: { snapshots: [10, 1000], batches: [1, 100], runs: 3 },
     profileRecords: 50_000,
+    compactMemory: { boundMB: 32, targetMB: 64, chunkMB: 1, fileMB: 16, inputMB: 352 },
+    history: [10, 1000],
   },
   smoke: {
     mode: 'smoke',
@@ -54,6 +63,8 @@ export const SIZES: Record<'full' | 'quick' | 'smoke', BenchSizes> = {
     memory: { budgets: [16], tables: 2, slots: 3, runs: 1 },
     commit: { snapshots: [3], batches: [2], runs: 1 },
     profileRecords: 1_000,
+    compactMemory: { boundMB: 32, targetMB: 16, chunkMB: 1, fileMB: 4, inputMB: 40 },
+    history: [10],
   },
 }
 
@@ -68,6 +79,8 @@ export interface BenchResults {
   cost: CostModel
   prices: typeof PRICES
   profile: ProfileSummary & { records: number; wallMs: number; cpuMs: number }
+  compactMemory: CompactMemoryResult
+  history: HistoryRow[]
   elapsedSeconds: number
 }
 
@@ -113,6 +126,8 @@ export async function runBench(
     const prof = await profileWriter(clients, tables, pds, (f) => profile(f, sizes.profileFile))
 
     const cost = costModel(throughput[0]!, commit)
+    partial({ mode: sizes.mode, machine: m, sizes, throughput, memory, commit, cost })
+    const maintenance = await runMaintenanceBench(sizes, log)
     return {
       mode: sizes.mode,
       machine: m,
@@ -124,6 +139,7 @@ export async function runBench(
       cost,
       prices: PRICES,
       profile: { ...(prof.profile as ProfileSummary), records: sizes.profileRecords, wallMs: prof.wallMs, cpuMs: prof.cpuMs },
+      ...maintenance,
       elapsedSeconds: round((performance.now() - started) / 1000, 1),
     }
   } finally {
@@ -135,6 +151,35 @@ export async function runBench(
     await Promise.race([endpoints.stop(), new Promise((r) => setTimeout(r, 15_000))])
     clearInterval(hold)
   }
+}
+
+/** The maintenance rows alone (file:// only, no endpoints): `npm run bench -- --only maintenance`. */
+export async function runMaintenanceBench(sizes: BenchSizes, log: (s: string) => void = () => undefined): Promise<{ compactMemory: CompactMemoryResult; history: HistoryRow[] }> {
+  const c = sizes.compactMemory
+  log(`compaction memory: ${c.inputMB} MB of input, FLOE_COMPACT_MEMORY_MB=${c.boundMB}`)
+  const compactMemory = await benchCompactMemory(c, log)
+  log(`table history: ${sizes.history.join(', ')} commits through real appends`)
+  const history = await benchHistory(sizes.history)
+  return { compactMemory, history }
+}
+
+/** Markdown of the maintenance rows. */
+export function formatMaintenance(r: { compactMemory?: CompactMemoryResult; history?: HistoryRow[] }): string {
+  const out: string[] = []
+  const c = r.compactMemory
+  if (c) {
+    out.push('#### Compaction memory (child process; ledger = compaction\'s own accounting, FLOE_COMPACT_MEMORY_MB)', '')
+    const t: (string | number)[][] = [['bound MB', 'input MB', 'input / bound', 'files in → out', 'largest in / out MB', 'target / chunk MB', 'ledger peak MB', 'RSS baseline MB', 'peak RSS MB', 'RSS growth MB', 's']]
+    t.push([c.boundMB, c.inputMB, c.inputToBound, `${c.inputFiles} → ${c.groups}`, `${c.largestInputMB} / ${c.largestOutputMB}`, `${c.targetMB} / ${c.chunkMB}`, c.ledgerPeakMB, c.rssBaselineMB, c.peakRssMB, c.rssGrowthMB, c.seconds])
+    out.push(pad(t), '', `Ledger peak by kind (MB): ${Object.entries(c.ledgerPeakByKindMB as Record<string, number>).map(([k, v]) => `${k} ${v}`).join(', ')}`)
+  }
+  if (r.history) {
+    out.push('', '#### Table history through real appends (metadata.json, writer table load parsed / cached by location; before and after expiry)', '')
+    const t: (string | number)[][] = [['commits', 'metadata KB', 'load parsed ms', 'load cached ms', 'snapshots after expiry', 'metadata after KB', 'load parsed after ms', 'load cached after ms']]
+    for (const h of r.history) t.push([h.commits, round(h.metadataBytesBefore / 1024, 1), h.loadParsedMs, h.loadCachedMs, h.snapshotsAfter, round(h.metadataBytesAfter / 1024, 1), h.loadParsedAfterMs, h.loadCachedAfterMs])
+    out.push(pad(t))
+  }
+  return out.join('\n')
 }
 
 const pad = (rows: (string | number)[][]): string => {
@@ -180,5 +225,6 @@ export function formatResults(r: BenchResults): string {
   const ft: (string | number)[][] = [['function', 'module', 'self ms', '%']]
   for (const x of r.profile.byFunction.slice(0, 15)) ft.push([x.fn, x.module, x.selfMs, x.share])
   out.push(pad(ft))
+  out.push('', formatMaintenance(r))
   return out.join('\n')
 }

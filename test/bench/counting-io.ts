@@ -20,6 +20,8 @@ export const emptyIoCounts = (): IoCounts => ({ PUT: 0, GET: 0, HEAD: 0, LIST: 0
 export function countingIO(io: FileIO, counts: IoCounts): FileIO {
   return {
     read: (p) => (counts.GET++, io.read(p)),
+    readRange: (p, start, end) => (counts.GET++, io.readRange(p, start, end)),
+    openWrite: (p, o) => (counts.PUT++, io.openWrite(p, o)),
     write: (p, data, o) => {
       counts.PUT++
       counts.bytesWritten += typeof data === 'string' ? Buffer.byteLength(data) : data.byteLength

@@ -6,7 +6,10 @@
  * parse the metadata file, what every invocation paid before) and with it (a cache hit by
  * location), then the same after snapshot expiry (Iceberg defaults: 5 days, keep 1).
  *
- *   node --import tsx test/bench/history.ts [--commits 10,1000,10000]
+ *   node --import tsx test/bench/history.ts [--commits 10,1000,10000] [--json]
+ *
+ * (`npm run bench -- --history 10,1000,10000` runs it as part of the suite; --json prints the
+ * rows as one JSON line at the end instead of the table.)
  */
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -21,7 +24,7 @@ import { createFileIO } from '../../lib/io/index.js'
 import { parsePartitionBy } from '../../lib/iceberg/partition.js'
 import { SCHEMA } from '../maintenance/context.js'
 
-const { values } = parseArgs({ options: { commits: { type: 'string', default: '10,1000,10000' } } })
+const { values } = parseArgs({ options: { commits: { type: 'string', default: '10,1000,10000' }, json: { type: 'boolean', default: false } } })
 const checkpoints = values.commits.split(',').map(Number).sort((a, b) => a - b)
 const dir = await mkdtemp(join(tmpdir(), 'floe-history-'))
 const io = createFileIO({} as never)
@@ -45,9 +48,15 @@ async function measure(label: string, m: typeof md, commits: number) {
   return { size, uncached: await loadMs(path), cached: await loadMs(path, cache), snapshots: m.snapshots.length }
 }
 
-console.log('| commits | metadata.json before expiry | table load (parse) | table load (cached) | snapshots after expiry | metadata.json after | table load after (parse) |')
-console.log('|---:|---:|---:|---:|---:|---:|---:|')
+const rows: Record<string, number>[] = []
+const print = (line: string) => {
+  if (!values.json) console.log(line)
+}
+
+print('| commits | metadata.json before expiry | table load (parse) | table load (cached) | snapshots after expiry | metadata.json after | table load after (parse) | table load after (cached) |')
+print('|---:|---:|---:|---:|---:|---:|---:|---:|')
 let previous = 'none'
+const began = performance.now()
 for (let c = 1; c <= checkpoints.at(-1)!; c++) {
   // One commit a minute, one small file each, the last 30 days.
   const now = start + c * 60_000
@@ -55,11 +64,15 @@ for (let c = 1; c <= checkpoints.at(-1)!; c++) {
   const next = await appendFiles(io, md, [file], { nowMs: now, summary: { 'floe.offsets.floe': JSON.stringify({ 'events-0': c * 100 }) } })
   md = appendMetadataLog(next, { path: previous, lastUpdatedMs: md['last-updated-ms'] }).metadata
   previous = `file://${dir}/t/metadata/${String(c).padStart(5, '0')}.metadata.json`
+  if (c % 500 === 0) console.error(`[history] ${c} commits, ${((performance.now() - began) / 1000).toFixed(0)} s`)
   if (!checkpoints.includes(c)) continue
   const before = await measure('before', md, c)
   const expired = planExpiry(md, start + 30 * DAY + c * 60_000).metadata
   const after = await measure('after', expired, c)
   const kb = (n: number) => `${(n / 1024).toFixed(1)} KB`
-  console.log(`| ${c.toLocaleString('en')} | ${kb(before.size)} | ${before.uncached.toFixed(2)} ms | ${before.cached.toFixed(3)} ms | ${after.snapshots} | ${kb(after.size)} | ${after.uncached.toFixed(2)} ms |`)
+  print(`| ${c.toLocaleString('en')} | ${kb(before.size)} | ${before.uncached.toFixed(2)} ms | ${before.cached.toFixed(3)} ms | ${after.snapshots} | ${kb(after.size)} | ${after.uncached.toFixed(2)} ms | ${after.cached.toFixed(3)} ms |`)
+  const r3 = (n: number) => Math.round(n * 1000) / 1000
+  rows.push({ commits: c, metadataBytesBefore: before.size, loadParsedMs: r3(before.uncached), loadCachedMs: r3(before.cached), snapshotsAfter: after.snapshots, metadataBytesAfter: after.size, loadParsedAfterMs: r3(after.uncached), loadCachedAfterMs: r3(after.cached) })
 }
 await rm(dir, { recursive: true, force: true })
+if (values.json) console.log(JSON.stringify(rows))

@@ -1,21 +1,38 @@
 /**
- * `npm run bench [-- --quick] [--out bench-results.json] [--profile-file writer.cpuprofile]`:
- * runs the benchmark suite (test/bench/bench.ts) on local endpoints, prints the tables and
- * writes the results as JSON. `--quick` uses small sizes (a few minutes on 2 cores).
+ * `npm run bench [-- --quick] [--out bench-results.json] [--profile-file writer.cpuprofile]
+ * [--history 10,1000,10000] [--only maintenance]`: runs the benchmark suite (test/bench/bench.ts)
+ * on local endpoints, prints the tables and writes the results as JSON. `--quick` uses small
+ * sizes (a few minutes on 2 cores). `--history` sets the commit counts of the table-history row
+ * (default 10,1000; 10,000 takes a few more minutes). `--only maintenance` runs just the
+ * compaction-memory and table-history rows (file:// only, no endpoints).
  */
 import { writeFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
-import { formatResults, runBench, SIZES } from './bench.js'
+import { formatMaintenance, formatResults, runBench, runMaintenanceBench, SIZES } from './bench.js'
+import { machine } from './common.js'
 
 const { values } = parseArgs({
   options: {
     quick: { type: 'boolean', default: false },
     out: { type: 'string', default: 'bench-results.json' },
     'profile-file': { type: 'string' },
+    history: { type: 'string' },
+    only: { type: 'string' },
   },
 })
-const sizes = { ...SIZES[values.quick ? 'quick' : 'full'], profileFile: values['profile-file'] }
+const base = SIZES[values.quick ? 'quick' : 'full']
+const history = values.history ? values.history.split(',').map(Number) : base.history
+if (history.some((n) => !Number.isSafeInteger(n) || n < 1)) throw new Error(`--history: expected commit counts like 10,1000,10000; got ${values.history}`)
+const sizes = { ...base, history, profileFile: values['profile-file'] }
 const log = (s: string) => console.error(`[${new Date().toISOString().slice(11, 19)}] ${s}`)
+if (values.only !== undefined) {
+  if (values.only !== 'maintenance') throw new Error(`--only: only 'maintenance' can run alone (it needs no endpoints); got ${values.only}`)
+  const r = await runMaintenanceBench(sizes, log)
+  writeFileSync(values.out, JSON.stringify({ mode: sizes.mode, only: 'maintenance', machine: machine(), ...r }, null, 2) + '\n')
+  console.log(formatMaintenance(r))
+  console.log(`\nwrote ${values.out}`)
+  process.exit(0)
+}
 const results = await runBench(sizes, log, (done) => writeFileSync(values.out, JSON.stringify({ ...done, partial: true }, null, 2) + '\n'))
 writeFileSync(values.out, JSON.stringify(results, null, 2) + '\n')
 console.log(formatResults(results))

@@ -56,7 +56,7 @@ export const FAULTS = [
 export type Fault = (typeof FAULTS)[number]
 const MAINTENANCE_FAULTS: Fault[] = ['maintenance-kill-during-compaction', 'maintenance-kill-during-expiry', 'compaction-races-committer', 'expiry-with-pending']
 /** What the maintenance container is asked to do in a schedule (orphans: the harness's own step). */
-const MAINTAIN = { tasks: ['compact', 'expire'] }
+const MAINTAIN = { tasks: ['compact', 'manifests', 'expire'] }
 
 export interface HarnessEnv {
   ddb: DynamoDBClient
@@ -107,7 +107,9 @@ export function containerEnv(env: HarnessEnv): Record<string, string> {
     FLOE_ROUTES: JSON.stringify({
       defaultNamespace: NAMESPACE,
       // Snapshots expire as soon as maintenance runs (it only runs in maintenance schedules).
-      tableDefaults: { autoCreate: true, evolveSchema: true, kafkaMetadata: ['topic', 'partition', 'offset'], properties: { 'history.expire.max-snapshot-age-ms': '0' } },
+      // Manifests merge on append, and are rewritten by maintenance, from 4 small ones (not 100):
+      // both happen within a schedule's few dozen commits.
+      tableDefaults: { autoCreate: true, evolveSchema: true, kafkaMetadata: ['topic', 'partition', 'offset'], properties: { 'history.expire.max-snapshot-age-ms': '0', 'commit.manifest.min-count-to-merge': '4' } },
       routes: [{ table: '{topic}' }],
       unrouted: 'dead-letter',
     }),

@@ -83,7 +83,7 @@ describe('maintenance handler, scheduled', () => {
 
 describe('eventOptions', () => {
   it('reads tables, dry run and a horizon of at least one hour; ignores the rest', () => {
-    const all = ['compact', 'expire', 'orphans']
+    const all = ['compact', 'manifests', 'expire', 'orphans']
     expect(eventOptions({})).toEqual({ dryRun: false, tasks: all })
     expect(eventOptions(undefined)).toEqual({ dryRun: false, tasks: all })
     expect(eventOptions({ tables: ['db.t'], dryRun: true, olderThanHours: 48 })).toEqual({ tables: ['db.t'], dryRun: true, olderThanMs: 48 * HOUR, tasks: all })

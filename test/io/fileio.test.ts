@@ -61,6 +61,27 @@ describe.each(stores)('FileIO on %s', (_name, make) => {
     expect(await collect(io, `${root}/nothing/`)).toEqual([])
   })
 
+  it('reads byte ranges, and writes a file in parts that appears only on close (S3: a multipart upload)', async () => {
+    const { io, root } = await make()
+    const MiB = 1024 * 1024
+    const part = (i: number) => new Uint8Array(3 * MiB).fill(i)
+    const sink = await io.openWrite(`${root}/big/f.bin`, { partBytes: 5 * MiB })
+    for (let i = 1; i <= 4; i++) await sink.write(part(i))
+    // At most one part is held in memory (S3 uploads each 5 MiB as it fills; a local file holds none).
+    expect(sink.buffered).toBeLessThan(5 * MiB)
+    expect(await io.exists(`${root}/big/f.bin`)).toBe(false)
+    expect(await sink.close()).toBe(12 * MiB)
+    expect((await io.stat(`${root}/big/f.bin`))?.size).toBe(12 * MiB)
+    const range = await io.readRange(`${root}/big/f.bin`, 3 * MiB - 2, 3 * MiB + 2)
+    expect([...range]).toEqual([1, 1, 2, 2])
+    expect((await io.readRange(`${root}/big/f.bin`, 12 * MiB - 3, 12 * MiB)).length).toBe(3)
+    await expect(io.readRange(`${root}/big/none.bin`, 0, 4)).rejects.toBeInstanceOf(FileNotFoundError)
+    const aborted = await io.openWrite(`${root}/big/g.bin`, { partBytes: 5 * MiB })
+    for (let i = 1; i <= 2; i++) await aborted.write(part(i))
+    await aborted.abort()
+    expect(await collect(io, `${root}/big/`)).toEqual([`${root}/big/f.bin`])
+  })
+
   it('deletes many files, including missing ones', async () => {
     const { io, root } = await make()
     const paths = Array.from({ length: 7 }, (_, i) => `${root}/d/f${i}`)
