@@ -15,6 +15,7 @@ import { CommitConflictError, CommitStateUnknownError, FloeError } from '../erro
 import { logger, metrics, MetricUnit } from '../log.js'
 import { acquireLease, markCommitted, releaseLease, renewLease, type CommittedMark, type Lease } from '../control/lease.js'
 import { loadBatchFiles, readPendingBatches } from '../control/pending.js'
+import { noteBacklog } from '../control/batches.js'
 import type { PendingBatch } from '../control/types.js'
 import { sleep } from '../control/errors.js'
 import {
@@ -52,7 +53,10 @@ export async function commitTable(deps: CommitDeps, table: string, opts: CommitO
     const pending = await readPendingBatches(deps.control, pipeline, table)
     result.pending = pending.length
     metrics.addMetric('PendingBatches', MetricUnit.Count, pending.length)
-    if (pending.length === 0) return result
+    if (pending.length === 0) {
+      await noteBacklogQuietly(deps, table, 0)
+      return result
+    }
     const selected = selectBatches(pending, { maxBatches: deps.config.commitMaxBatches, maxBytes: deps.config.commitMaxBytes })
     const files = await loadBatchFiles(deps.control, pipeline, selected)
     const outcome = await appendWithRetries(deps, table, lease, selected, files, opts, result)
@@ -73,6 +77,7 @@ export async function commitTable(deps: CommitDeps, table: string, opts: CommitO
     result.files = outcome.appended.reduce((n, b) => n + b.fileCount, 0)
     result.records = outcome.appended.reduce((n, b) => n + b.recordCount, 0)
     result.alreadyCommitted = outcome.covered.length
+    await noteBacklogQuietly(deps, table, pending.length - outcome.appended.length - outcome.covered.length)
     metrics.addMetric('BatchesCommitted', MetricUnit.Count, result.batches)
     metrics.addMetric('FilesCommitted', MetricUnit.Count, result.files)
     metrics.addMetric('RecordsCommitted', MetricUnit.Count, result.records)
@@ -100,6 +105,11 @@ export async function commitTable(deps: CommitDeps, table: string, opts: CommitO
     result.latencyMs = Date.now() - started
     metrics.addMetric('CommitLatency', MetricUnit.Milliseconds, result.latencyMs)
   }
+}
+
+/** The writers' back-pressure hint (countPendingBatches); losing it only costs them a full count. */
+async function noteBacklogQuietly(deps: CommitDeps, table: string, pending: number): Promise<void> {
+  await noteBacklog(deps.control, deps.config.pipeline, table, pending).catch((err) => logger.warn('could not note the backlog', { table, error: String(err) }))
 }
 
 interface AppendOutcome {
