@@ -183,10 +183,11 @@ export const SETTINGS = {
   FLOE_COMMIT_CONCURRENCY: int(4, 1, 64),
   /**
    * Keys a table's pending batches (and the pipeline's pending index) are spread over. One
-   * DynamoDB partition takes ~1,000 write units/s; 16 keys carry the modelled 1 GB/s into one
-   * table at a third of that (docs/scale.md). Changing it is safe: every shard is read.
+   * DynamoDB partition takes ~1,000 write units/s; at the measured ~10 units per batch (register,
+   * index, mark) 32 keys carry 1,000 batches/s into one table (1 GB/s in 1 MB invocations) at
+   * under half of that, peaks included (docs/scale.md). Changing it is safe: every shard is read.
    */
-  FLOE_PENDING_SHARDS: int(16, 1, 256),
+  FLOE_PENDING_SHARDS: int(32, 1, 256),
   /** Shards the committer and the writer's back-pressure check read in parallel. */
   FLOE_SHARD_CONCURRENCY: int(8, 1, 64),
   /**

@@ -55,6 +55,7 @@ describe('pending-batch shards', () => {
     // A registration's pending-batch put is transactional: two write units per started KB.
     const perBatch = counter.totals('batch#p1#').wcu + counter.totals('bshard#p1#').wcu
     expect(perBatch / n).toBeGreaterThanOrEqual(2)
+    counter.settle()
     expect(await countPendingExactly(ctx, 'p1', 'db.events')).toBe(n)
     const pending = await readPendingBatches(ctx, 'p1', 'db.events')
     expect(pending).toHaveLength(n)

@@ -34,18 +34,26 @@ export class RequestCounter {
   /** Bytes of items written (Put / Update values) and of S3 bodies put. */
   itemBytesWritten = 0
   s3BytesWritten = 0
-  readonly started = Date.now()
+  /** Size of every item put, by `pk|sk` (a delete costs the size of the item it removes). */
+  readonly sizes = new Map<string, { size: number; gsi?: string }>()
+  /** Deletes whose cost is settled once every process's puts are known (settle()). */
+  readonly deletes: { pk: string; sk: string; sec: number; factor: number }[] = []
+  /** Epoch ms the per-second buckets count from (shared across processes for one load test). */
+  constructor(readonly started = Date.now()) {}
 
   second(): number {
     return Math.floor((Date.now() - this.started) / 1000)
   }
 
   addDdb(key: string, requests: number, wcu: number, rcu: number): void {
+    this.addDdbAt(key, this.second(), requests, wcu, rcu)
+  }
+
+  addDdbAt(key: string, sec: number, requests: number, wcu: number, rcu: number): void {
     const s = this.ddbKeys.get(key) ?? { requests: 0, wcu: 0, rcu: 0, perSecond: new Map() }
     s.requests += requests
     s.wcu += wcu
     s.rcu += rcu
-    const sec = this.second()
     const b = s.perSecond.get(sec) ?? { requests: 0, wcu: 0, rcu: 0 }
     b.requests += requests
     b.wcu += wcu
@@ -64,6 +72,16 @@ export class RequestCounter {
     b.requests++
     s.perSecond.set(sec, b)
     this.s3Prefixes.set(prefix, s)
+  }
+
+  /** Charge the recorded deletes: item size on the key, and on the index key for pending items. */
+  settle(): void {
+    for (const d of this.deletes.splice(0)) {
+      const known = this.sizes.get(`${d.pk}|${d.sk}`)
+      const kb = Math.max(1, Math.ceil((known?.size ?? 1) / 1024))
+      this.addDdbAt(d.pk, d.sec, 0, d.factor * kb, 0)
+      if (known?.gsi) this.addDdbAt(`pending:${known.gsi}`, d.sec, 1, kb, 0)
+    }
   }
 
   op(name: string): void {
@@ -87,9 +105,8 @@ export class RequestCounter {
 }
 
 /** Clients on the test endpoints whose every request is counted into `counter`. */
-export function countedClients(counter: RequestCounter): AwsClients {
-  const t = testAws()
-  const clients = createClients({ endpoints: t.endpoints, maxAttempts: 3 })
+export function countedClients(counter: RequestCounter, endpoints?: { s3: string; dynamodb: string }): AwsClients {
+  const clients = createClients({ endpoints: endpoints ?? testAws().endpoints, maxAttempts: 3 })
   clients.ddb.middlewareStack.add(
     (next) => async (args) => {
       ;(args.input as Record<string, unknown>).ReturnConsumedCapacity ??= 'TOTAL'
@@ -104,7 +121,7 @@ export function countedClients(counter: RequestCounter): AwsClients {
       const text = body instanceof Uint8Array ? new TextDecoder().decode(body) : body == null ? '{}' : String(body as string)
       const input = JSON.parse(text) as Record<string, unknown>
       const out = await next(args)
-      countDdb(counter, context.commandName ?? 'unknown', input, out.output as Record<string, unknown>)
+      countDdb(counter, context.commandName ?? 'unknown', input, out.output as unknown as Record<string, unknown>)
       return out
     },
     { step: 'build', priority: 'low', name: 'floeRequestCounter' },
@@ -156,7 +173,7 @@ function countDdb(counter: RequestCounter, command: string, input: Record<string
       for (const t of input.TransactItems as Record<string, Record<string, unknown>>[]) {
         if (t.Put) write(counter, t.Put.Item as Item, 2)
         else if (t.Update) write(counter, t.Update.Key as Item, 2, updateBytes(t.Update))
-        else if (t.Delete) write(counter, t.Delete.Key as Item, 2, 0)
+        else if (t.Delete) del(counter, t.Delete.Key as Item, 2)
         else if (t.ConditionCheck) counter.addDdb(pkOf(t.ConditionCheck.Key as Item), 1, 0, 2 * 1)
       }
       return
@@ -165,7 +182,7 @@ function countDdb(counter: RequestCounter, command: string, input: Record<string
     case 'UpdateItemCommand':
       return write(counter, input.Key as Item, 1, updateBytes(input))
     case 'DeleteItemCommand':
-      return write(counter, input.Key as Item, 1, 0)
+      return del(counter, input.Key as Item, 1)
     case 'GetItemCommand': {
       const item = output?.Item as Item | undefined
       return counter.addDdb(pkOf(input.Key as Item), 1, 0, readUnits(item ? itemSize(item) : 1, input.ConsistentRead === true))
@@ -183,7 +200,7 @@ function countDdb(counter: RequestCounter, command: string, input: Record<string
     }
     case 'QueryCommand': {
       const values = input.ExpressionAttributeValues as Item
-      const pkValue = values[':pk']?.S ?? '?'
+      const pkValue = values[':pk']?.S ?? values[':identifier']?.S ?? '?'
       const key = input.IndexName ? `${input.IndexName}:${pkValue}` : pkValue
       // Capacity of a Query is the size of the items it read (not what it returned), summed, per 4 KB.
       const units = (output?.ConsumedCapacity as { CapacityUnits?: number } | undefined)?.CapacityUnits
@@ -202,8 +219,14 @@ function write(counter: RequestCounter, item: Item, factor: number, size = itemS
   const wcu = factor * Math.max(1, Math.ceil(size / 1024))
   counter.itemBytesWritten += size
   counter.addDdb(pk, 1, wcu, 0)
+  if (item.sk?.S !== undefined) counter.sizes.set(`${pk}|${item.sk.S}`, { size, gsi: item.gsi1pk?.S })
   // The pending index (projection ALL) takes a write of the whole item, outside the transaction.
   if (item.gsi1pk?.S) counter.addDdb(`pending:${item.gsi1pk.S}`, 1, Math.max(1, Math.ceil(size / 1024)), 0)
+}
+
+function del(counter: RequestCounter, key: Item, factor: number): void {
+  counter.addDdb(pkOf(key), 1, 0, 0)
+  counter.deletes.push({ pk: pkOf(key), sk: key.sk?.S ?? '', sec: counter.second(), factor })
 }
 
 function updateBytes(update: Record<string, unknown>): number {
@@ -216,8 +239,9 @@ function readUnits(bytes: number, consistent: boolean): number {
   return consistent ? units : units / 2
 }
 
+/** The partition key: `pk` in the control table, `identifier` in the DynamoDbCatalog layout. */
 function pkOf(item: Item): string {
-  return item.pk?.S ?? '?'
+  return item.pk?.S ?? item.identifier?.S ?? '?'
 }
 
 /** DynamoDB's item size: attribute names plus values (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/CapacityUnitCalculations.html). */
@@ -228,11 +252,73 @@ export function itemSize(item: Item): number {
 function valueSize(v: AttributeValue): number {
   if (v.S !== undefined) return Buffer.byteLength(v.S)
   if (v.N !== undefined) return Math.ceil(v.N.replace(/^-|\./g, '').length / 2) + 1
-  if (v.B !== undefined) return typeof v.B === 'string' ? Math.floor(((v.B as string).length * 3) / 4) : v.B.byteLength
+  if (v.B !== undefined) return typeof (v.B as unknown) === 'string' ? Math.floor(((v.B as unknown as string).length * 3) / 4) : v.B.byteLength
   if (v.BOOL !== undefined || v.NULL !== undefined) return 1
   if (v.M !== undefined) return 3 + itemSize(v.M) + Object.keys(v.M).length
   if (v.L !== undefined) return 3 + v.L.reduce((n, x) => n + 1 + valueSize(x), 0)
   if (v.SS !== undefined) return v.SS.reduce((n, s) => n + Buffer.byteLength(s), 0)
   if (v.NS !== undefined) return v.NS.reduce((n, s) => n + Math.ceil(s.length / 2) + 1, 0)
   return 0
+}
+
+export interface CounterDump {
+  ddb: [string, { requests: number; wcu: number; rcu: number; perSecond: [number, { requests: number; wcu: number; rcu: number }][] }][]
+  s3: [string, { requests: number; put: number; get: number; perSecond: [number, { requests: number }][] }][]
+  operations: [string, number][]
+  consumed: ConsumedTotals
+  itemBytesWritten: number
+  s3BytesWritten: number
+  sizes: [string, { size: number; gsi?: string }][]
+  deletes: { pk: string; sk: string; sec: number; factor: number }[]
+}
+
+/** JSON-able form, to send a child process's counts to its parent. */
+export function dumpCounter(c: RequestCounter): CounterDump {
+  return {
+    ddb: [...c.ddbKeys].map(([k, s]) => [k, { requests: s.requests, wcu: s.wcu, rcu: s.rcu, perSecond: [...s.perSecond] }]),
+    s3: [...c.s3Prefixes].map(([k, s]) => [k, { requests: s.requests, put: s.put, get: s.get, perSecond: [...s.perSecond] }]),
+    operations: [...c.operations],
+    consumed: c.consumed,
+    itemBytesWritten: c.itemBytesWritten,
+    s3BytesWritten: c.s3BytesWritten,
+    sizes: [...c.sizes],
+    deletes: c.deletes,
+  }
+}
+
+/** Adds a dump into `into` (per-second buckets summed across processes). */
+export function mergeCounter(into: RequestCounter, d: CounterDump): void {
+  for (const [k, s] of d.ddb) {
+    const t = into.ddbKeys.get(k) ?? { requests: 0, wcu: 0, rcu: 0, perSecond: new Map() }
+    t.requests += s.requests
+    t.wcu += s.wcu
+    t.rcu += s.rcu
+    for (const [sec, b] of s.perSecond) {
+      const x = t.perSecond.get(sec) ?? { requests: 0, wcu: 0, rcu: 0 }
+      x.requests += b.requests
+      x.wcu += b.wcu
+      x.rcu += b.rcu
+      t.perSecond.set(sec, x)
+    }
+    into.ddbKeys.set(k, t)
+  }
+  for (const [k, s] of d.s3) {
+    const t = into.s3Prefixes.get(k) ?? { requests: 0, wcu: 0, rcu: 0, put: 0, get: 0, perSecond: new Map() }
+    t.requests += s.requests
+    t.put += s.put
+    t.get += s.get
+    for (const [sec, b] of s.perSecond) {
+      const x = t.perSecond.get(sec) ?? { requests: 0, wcu: 0, rcu: 0 }
+      x.requests += b.requests
+      t.perSecond.set(sec, x)
+    }
+    into.s3Prefixes.set(k, t)
+  }
+  for (const [k, n] of d.operations) into.operations.set(k, (into.operations.get(k) ?? 0) + n)
+  into.consumed.wcu += d.consumed.wcu
+  into.consumed.rcu += d.consumed.rcu
+  into.itemBytesWritten += d.itemBytesWritten
+  into.s3BytesWritten += d.s3BytesWritten
+  for (const [k, v] of d.sizes) into.sizes.set(k, v)
+  into.deletes.push(...d.deletes)
 }
