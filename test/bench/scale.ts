@@ -53,6 +53,8 @@ export interface ClassFigures {
 export interface ScaleRun {
   label: string
   settings: Record<string, string>
+  /** FLOE_PENDING_SHARDS of the run. */
+  shards: number
   registrations: number
   failures: number
   errors: string[]
@@ -148,6 +150,7 @@ export async function benchScale(clients: ReturnType<typeof countedClients>, opt
   return {
     label: opts.label,
     settings: opts.settings,
+    shards: config.pendingShards,
     registrations,
     failures: outputs.reduce((n, o) => n + o.failures, 0),
     errors: [...new Set(outputs.flatMap((o) => o.errors))].slice(0, 5),
@@ -243,7 +246,7 @@ export function model(run: ScaleRun, partitions: number, mbPerInvocation = 1): M
     // Checkpoints: one key per partition, one registration per partition per invocation. Shard
     // keys: batch ids hash evenly, so a shard's batches in one second are Binomial(r, 1/N); the
     // busiest second is modelled as the mean plus three standard deviations.
-    const shards = c === 'batch' || c === 'index' ? f.keys : 0
+    const shards = c === 'batch' || c === 'index' ? run.shards : 0
     const perShard = shards > 1 ? (r / shards + 3 * Math.sqrt((r / shards) * (1 - 1 / shards))) / r : 0
     const share = c === 'checkpoint' ? 1 / partitions : shards > 1 ? perShard : f.hottestShare || 1
     perKey[c] = { wcu: r * f.wcu * share, rcu: r * f.rcu * share }
