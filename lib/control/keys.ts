@@ -58,6 +58,11 @@ export function batchPartition(pipeline: string, table: string, shard = 0): stri
   return shard === 0 ? `batch#${pipeline}#${table}` : `bshard#${pipeline}#${shard}#${table}`
 }
 
+/** Prefixes of every batch pk of a pipeline, all tables and shards (for Scans: lib/replay). */
+export function batchPartitionPrefixes(pipeline: string): [string, string] {
+  return [`batch#${pipeline}#`, `bshard#${pipeline}#`]
+}
+
 /** The shard of a batch id (a hex digest) among `shards`. */
 export function shardOf(batchId: string, shards: number): number {
   if (shards <= 1) return 0
