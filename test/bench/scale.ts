@@ -107,7 +107,7 @@ export async function benchScale(clients: ReturnType<typeof countedClients>, opt
     exec(process.execPath, ['--import', 'tsx', child], {
       env: {
         ...process.env,
-        BENCH_PARTITIONS: Array.from({ length: opts.partitionsPerWorker }, (_, i) => String(w * opts.partitionsPerWorker + i)).join(','),
+        BENCH_PARTITIONS: Array.from({ length: opts.partitionsPerWorker }, (_x, i) => String(w * opts.partitionsPerWorker + i)).join(','),
         BENCH_ROUNDS: String(opts.rounds),
         BENCH_RECORDS: String(opts.records),
         BENCH_EPOCH: String(epoch),
@@ -117,8 +117,8 @@ export async function benchScale(clients: ReturnType<typeof countedClients>, opt
       maxBuffer: 256 * 1024 * 1024,
     }),
   )
-  let done = false
-  const all = Promise.all(children).finally(() => (done = true))
+  const state = { done: false }
+  const all = Promise.all(children).finally(() => (state.done = true))
   const committer = { runs: 0, snapshots: 0, batches: 0, ms: 0, cpuMs: 0 }
   const commitOnce = async () => {
     const cpu = process.cpuUsage()
@@ -132,7 +132,7 @@ export async function benchScale(clients: ReturnType<typeof countedClients>, opt
     if (run.batches > 0) committer.ms += performance.now() - started
     if (run.failures > 0) log(`committer: ${run.results.find((r) => r.error)?.error?.message}`)
   }
-  while (!done) {
+  while (!state.done) {
     await commitOnce()
     await new Promise((r) => setTimeout(r, 500))
   }

@@ -66,12 +66,9 @@ describe('pending-batch shards', () => {
   it('commits batches a deployment wrote unsharded after FLOE_PENDING_SHARDS is raised (migration)', async () => {
     const { ctx } = await testControl({ pendingShards: 1 })
     for (let p = 0; p < 6; p++) await registerOne(ctx, 'db.events', p)
-    for (const item of await rawPks(ctx)) {
-      if (item.sk.startsWith('p#')) {
-        expect(item.pk).toBe('batch#p1#db.events')
-        expect(item.gsi1pk).toBe('pending#p1')
-      }
-    }
+    const old = (await rawPks(ctx)).filter((i) => i.sk.startsWith('p#'))
+    expect(old).toHaveLength(6)
+    expect(new Set(old.map((i) => `${i.pk} ${i.gsi1pk}`))).toEqual(new Set(['batch#p1#db.events pending#p1']))
     const upgraded: ControlContext = { ...ctx, config: { ...ctx.config, pendingShards: 16 } }
     for (let p = 6; p < 30; p++) await registerOne(upgraded, 'db.events', p)
     const pks = new Set((await rawPks(ctx)).filter((i) => i.sk.startsWith('p#')).map((i) => i.pk))
@@ -86,8 +83,8 @@ describe('pending-batch shards', () => {
     expect(await readPendingBatches(upgraded, 'p1', 'db.events')).toEqual([])
     expect(await listPendingTables(upgraded, 'p1')).toEqual([])
     // The journal entry sits beside the pending one it replaced, old layout included.
-    const old = pending.find((b) => b.shard === undefined)!
-    const { Item } = await ctx.doc.send(new GetCommand({ TableName: ctx.table, Key: { pk: batchPartition('p1', 'db.events'), sk: `c#${old.batchId}` }, ConsistentRead: true }))
+    const unsharded = pending.find((b) => b.shard === undefined)!
+    const { Item } = await ctx.doc.send(new GetCommand({ TableName: ctx.table, Key: { pk: batchPartition('p1', 'db.events'), sk: `c#${unsharded.batchId}` }, ConsistentRead: true }))
     expect(Item?.status).toBe('committed')
   })
 
