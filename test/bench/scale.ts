@@ -16,6 +16,7 @@ import { parseTableId } from '../../lib/catalog/types.js'
 import { runCommitter } from '../../lib/commit/committer.js'
 import { loadConfig } from '../../lib/config.js'
 import { listPendingTables } from '../../lib/control/pending.js'
+import { countPendingExactly } from '../../lib/control/batches.js'
 import { currentSnapshot } from '../../lib/iceberg/metadata.js'
 import { buildEvent } from '../../lib/local/kafka-log.js'
 import { ensureBucket, ensureCatalogTable, ensureControlTable } from '../../lib/local/init.js'
@@ -60,6 +61,8 @@ export interface ScaleRun {
   errors: string[]
   recordsWritten: number
   recordsCommitted: number
+  /** Pending batches left after the final commits (should be 0). */
+  leftPending: number
   wallMs: number
   writerCpuMsPerRegistration: number
   committer: { runs: number; snapshots: number; batches: number; msPerBatch: number; cpuMsPerRun: number }
@@ -146,6 +149,7 @@ export async function benchScale(clients: ReturnType<typeof countedClients>, opt
   const loaded = await commitDeps.catalog.loadTable(parseTableId('bench.events'))
   const total = Number(currentSnapshot(loaded.metadata)?.summary?.['total-records'] ?? 0) - 1
   const metadataBytes = (await commitDeps.io.stat(loaded.metadataLocation))?.size ?? 0
+  const leftPending = await countPendingExactly(commitDeps.control, config.pipeline, 'bench.events')
   log(`${opts.label}: ${registrations} registrations, ${committer.snapshots} snapshots, ${Math.round(wallMs)} ms`)
   return {
     label: opts.label,
@@ -156,6 +160,7 @@ export async function benchScale(clients: ReturnType<typeof countedClients>, opt
     errors: [...new Set(outputs.flatMap((o) => o.errors))].slice(0, 5),
     recordsWritten: registrations * opts.records,
     recordsCommitted: total,
+    leftPending,
     wallMs,
     writerCpuMsPerRegistration: outputs.reduce((n, o) => n + o.cpuMs, 0) / Math.max(1, registrations),
     committer: {
