@@ -50,14 +50,23 @@ export async function commitTable(deps: CommitDeps, table: string, opts: CommitO
       result.status = 'busy'
       return result
     }
-    const pending = await readPendingBatches(deps.control, pipeline, table)
-    result.pending = pending.length
-    metrics.addMetric('PendingBatches', MetricUnit.Count, pending.length)
-    if (pending.length === 0) {
+    const first = await readPendingBatches(deps.control, pipeline, table)
+    if (first.length === 0) {
       await noteBacklogQuietly(deps, table, 0)
       return result
     }
-    const selected = selectBatches(pending, { maxBatches: deps.config.commitMaxBatches, maxBytes: deps.config.commitMaxBytes })
+    // The shards (and the pages of one shard) are read one after another, not at one instant: a
+    // writer may register batch r into a part already read and then r+1 into one not yet read.
+    // Committing r+1 without r would raise the summary offsets past r, which would then look
+    // covered and never be appended. A second read sees every batch registered before it starts,
+    // so every predecessor of a batch of the first read: only those are taken, in offset order
+    // over the second read.
+    const pending = await readPendingBatches(deps.control, pipeline, table)
+    result.pending = pending.length
+    metrics.addMetric('PendingBatches', MetricUnit.Count, pending.length)
+    const eligible = new Set(first.map((b) => b.batchId))
+    const selected = selectBatches(pending, { maxBatches: deps.config.commitMaxBatches, maxBytes: deps.config.commitMaxBytes }, eligible)
+    if (selected.length === 0) return result
     const files = await loadBatchFiles(deps.control, pipeline, selected)
     const outcome = await appendWithRetries(deps, table, lease, selected, files, opts, result)
     lease = outcome.lease
