@@ -84,6 +84,19 @@ export const ContextSchema = z
      * one-minute commit a record is queryable within ~90 s.
      */
     maxBatchingWindowSeconds: z.number().int().min(0).max(300).default(30),
+    /**
+     * Provisioned mode for the mapping (docs/scale.md, docs/deploy.md): the fewest event pollers it
+     * keeps (1–200). Setting this or maximumPollers turns provisioned mode on; unset: on-demand
+     * pollers, which Lambda rescales from the offset lag once a minute.
+     */
+    minimumPollers: z.number().int().min(1).max(200).optional(),
+    /**
+     * Provisioned mode: the most event pollers (1–2,000; Lambda caps it at the topic's partitions).
+     * A poller carries up to 5 MB/s: 1 GB/s needs ≥ 200, plus headroom for catch-up.
+     */
+    maximumPollers: z.number().int().min(1).max(2_000).optional(),
+    /** Provisioned mode: share pollers across up to 100 mappings in a group (PollerGroupName). */
+    pollerGroupName: z.string().regex(/^[A-Za-z0-9_-]{1,128}$/, 'letters, digits, _ and - (1-128)').optional(),
 
     /** Routing of records to tables (the FLOE_ROUTES JSON object, see README "Routing"). */
     routes: z.record(z.string(), z.unknown()).optional(),
@@ -217,6 +230,10 @@ function validate(c: FloeContext): FloeStackConfig {
     }
   }
 
+  if (c.minimumPollers !== undefined && c.maximumPollers !== undefined && c.maximumPollers < c.minimumPollers)
+    fail('maximumPollers', `must be at least minimumPollers (${c.minimumPollers}); got ${c.maximumPollers}`)
+  if (c.pollerGroupName !== undefined && c.minimumPollers === undefined && c.maximumPollers === undefined)
+    fail('pollerGroupName', 'only in provisioned mode (set minimumPollers or maximumPollers)')
   if (new Set(c.topics).size !== c.topics.length) fail('topics', `duplicate topic in ${JSON.stringify(c.topics)}`)
   if (c.alarmEmail && c.alarmTopicArn) fail('alarmEmail', 'only without alarmTopicArn (subscribe to your own topic yourself)')
   if (c.kafkaSecretKeyArn && !c.kafkaSecretArn) fail('kafkaSecretKeyArn', 'only with kafkaSecretArn')

@@ -181,6 +181,30 @@ export const SETTINGS = {
   FLOE_COMMIT_BACKOFF_MS: int(100, 0, 60_000),
   /** Tables committed in parallel by one committer invocation. */
   FLOE_COMMIT_CONCURRENCY: int(4, 1, 64),
+  /**
+   * Keys a table's pending batches (and the pipeline's pending index) are spread over. One
+   * DynamoDB partition takes ~1,000 write units/s; at the measured ~10 units per batch (register,
+   * index, mark) 32 keys carry 1,000 batches/s into one table (1 GB/s in 1 MB invocations) at
+   * under half of that, peaks included (docs/scale.md). Changing it is safe: every shard is read.
+   */
+  FLOE_PENDING_SHARDS: int(32, 1, 256),
+  /** Shards the committer and the writer's back-pressure check read in parallel. */
+  FLOE_SHARD_CONCURRENCY: int(8, 1, 64),
+  /**
+   * Seconds one committer run keeps taking snapshots of a table while batches remain (0: one
+   * snapshot per run). 40 s leaves a minute-scheduled committer time to release before the next run.
+   */
+  FLOE_COMMIT_RUN_SECONDS: int(40, 0, 840),
+  /**
+   * The writer's back-pressure check trusts the pending count the committer last wrote for a
+   * table if it is this recent; older (a stopped committer), it counts the pending batches itself.
+   */
+  FLOE_BACKLOG_FRESH_SECONDS: int(180, 1, 86_400),
+  /**
+   * Data files get a hash directory in their path (Iceberg's object-storage layout) unless the
+   * table sets write.object-storage.enabled=false: S3 scales request rates per prefix.
+   */
+  FLOE_OBJECT_STORAGE_LAYOUT: z.enum(['true', 'false']).default('true').transform((v) => v === 'true'),
   /** Committed batch items and leases expire after this (DynamoDB TTL); long enough to debug a commit. */
   FLOE_BATCH_TTL_HOURS: int(168, 1, 8_760),
   /** Orphan cleanup leaves files younger than this: a writer may still be registering them. */
@@ -307,6 +331,11 @@ export interface FloeConfig {
   commitRetries: number
   commitBackoffMs: number
   commitConcurrency: number
+  pendingShards: number
+  shardConcurrency: number
+  commitRunMs: number
+  backlogFreshMs: number
+  objectStorageLayout: boolean
   batchTtlSeconds: number
   orphanHorizonMs: number
   compactMaxBytes: number
@@ -417,6 +446,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     commitRetries: p.FLOE_COMMIT_RETRIES,
     commitBackoffMs: p.FLOE_COMMIT_BACKOFF_MS,
     commitConcurrency: p.FLOE_COMMIT_CONCURRENCY,
+    pendingShards: p.FLOE_PENDING_SHARDS,
+    shardConcurrency: p.FLOE_SHARD_CONCURRENCY,
+    commitRunMs: p.FLOE_COMMIT_RUN_SECONDS * 1000,
+    backlogFreshMs: p.FLOE_BACKLOG_FRESH_SECONDS * 1000,
+    objectStorageLayout: p.FLOE_OBJECT_STORAGE_LAYOUT,
     batchTtlSeconds: p.FLOE_BATCH_TTL_HOURS * 3600,
     orphanHorizonMs: p.FLOE_ORPHAN_HORIZON_HOURS * 3600 * 1000,
     compactMaxBytes: p.FLOE_COMPACT_MAX_MB * MB,

@@ -81,6 +81,10 @@ export class KafkaSource extends Construct {
           startingPositionTimestamp: c.startingPositionTimestamp,
           batchSize: c.batchSize,
           maxBatchingWindow: Duration.seconds(c.maxBatchingWindowSeconds),
+          provisionedPollerConfig:
+            c.minimumPollers !== undefined || c.maximumPollers !== undefined
+              ? { minimumPollers: c.minimumPollers, maximumPollers: c.maximumPollers, ...(c.pollerGroupName ? { pollerGroupName: c.pollerGroupName } : {}) }
+              : undefined,
           sourceAccessConfigurations: access.length ? access : undefined,
           onFailure: props.failedBatches,
           supportS3OnFailureDestination: props.failedBatches !== undefined,

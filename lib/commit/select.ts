@@ -14,8 +14,10 @@ export interface SelectLimits {
 /**
  * A prefix, per partition, of the pending batches: a batch is taken only once every batch before
  * it on each of its partitions is taken. Stops at the limits (but always takes at least one).
+ * With `eligible`, only those batch ids may be taken; another one blocks the batches after it on
+ * its partitions (see commitTable: batches read in two passes).
  */
-export function selectBatches(pending: PendingBatch[], limits: SelectLimits): PendingBatch[] {
+export function selectBatches(pending: PendingBatch[], limits: SelectLimits, eligible?: ReadonlySet<string>): PendingBatch[] {
   const queues = new Map<string, PendingBatch[]>()
   for (const b of pending) {
     // A replayed batch is below every live batch's offsets and fenced on its own: no queue.
@@ -36,10 +38,13 @@ export function selectBatches(pending: PendingBatch[], limits: SelectLimits): Pe
     progress = false
     for (let i = 0; i < remaining.length; i++) {
       const b = remaining[i]!
-      const ready = b.replayId !== undefined || b.ranges.every((r) => {
-        const k = partitionKey(r.topic, r.partition)
-        return queues.get(k)![position.get(k)!] === b
-      })
+      const ready =
+        (eligible === undefined || eligible.has(b.batchId)) &&
+        (b.replayId !== undefined ||
+          b.ranges.every((r) => {
+            const k = partitionKey(r.topic, r.partition)
+            return queues.get(k)![position.get(k)!] === b
+          }))
       if (!ready) continue
       if (selected.length >= limits.maxBatches || (selected.length > 0 && bytes + b.bytes > limits.maxBytes)) return selected
       selected.push(b)

@@ -15,6 +15,7 @@ import { CommitConflictError, CommitStateUnknownError, FloeError } from '../erro
 import { logger, metrics, MetricUnit } from '../log.js'
 import { acquireLease, markCommitted, releaseLease, renewLease, type CommittedMark, type Lease } from '../control/lease.js'
 import { loadBatchFiles, readPendingBatches } from '../control/pending.js'
+import { noteBacklog } from '../control/batches.js'
 import type { PendingBatch } from '../control/types.js'
 import { sleep } from '../control/errors.js'
 import {
@@ -49,11 +50,23 @@ export async function commitTable(deps: CommitDeps, table: string, opts: CommitO
       result.status = 'busy'
       return result
     }
+    const first = await readPendingBatches(deps.control, pipeline, table)
+    if (first.length === 0) {
+      await noteBacklogQuietly(deps, table, 0)
+      return result
+    }
+    // The shards (and the pages of one shard) are read one after another, not at one instant: a
+    // writer may register batch r into a part already read and then r+1 into one not yet read.
+    // Committing r+1 without r would raise the summary offsets past r, which would then look
+    // covered and never be appended. A second read sees every batch registered before it starts,
+    // so every predecessor of a batch of the first read: only those are taken, in offset order
+    // over the second read.
     const pending = await readPendingBatches(deps.control, pipeline, table)
     result.pending = pending.length
     metrics.addMetric('PendingBatches', MetricUnit.Count, pending.length)
-    if (pending.length === 0) return result
-    const selected = selectBatches(pending, { maxBatches: deps.config.commitMaxBatches, maxBytes: deps.config.commitMaxBytes })
+    const eligible = new Set(first.map((b) => b.batchId))
+    const selected = selectBatches(pending, { maxBatches: deps.config.commitMaxBatches, maxBytes: deps.config.commitMaxBytes }, eligible)
+    if (selected.length === 0) return result
     const files = await loadBatchFiles(deps.control, pipeline, selected)
     const outcome = await appendWithRetries(deps, table, lease, selected, files, opts, result)
     lease = outcome.lease
@@ -73,6 +86,7 @@ export async function commitTable(deps: CommitDeps, table: string, opts: CommitO
     result.files = outcome.appended.reduce((n, b) => n + b.fileCount, 0)
     result.records = outcome.appended.reduce((n, b) => n + b.recordCount, 0)
     result.alreadyCommitted = outcome.covered.length
+    await noteBacklogQuietly(deps, table, pending.length - outcome.appended.length - outcome.covered.length)
     metrics.addMetric('BatchesCommitted', MetricUnit.Count, result.batches)
     metrics.addMetric('FilesCommitted', MetricUnit.Count, result.files)
     metrics.addMetric('RecordsCommitted', MetricUnit.Count, result.records)
@@ -100,6 +114,11 @@ export async function commitTable(deps: CommitDeps, table: string, opts: CommitO
     result.latencyMs = Date.now() - started
     metrics.addMetric('CommitLatency', MetricUnit.Milliseconds, result.latencyMs)
   }
+}
+
+/** The writers' back-pressure hint (countPendingBatches); losing it only costs them a full count. */
+async function noteBacklogQuietly(deps: CommitDeps, table: string, pending: number): Promise<void> {
+  await noteBacklog(deps.control, deps.config.pipeline, table, pending).catch((err) => logger.warn('could not note the backlog', { table, error: String(err) }))
 }
 
 interface AppendOutcome {

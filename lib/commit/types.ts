@@ -57,5 +57,7 @@ export interface TableCommitResult {
   pending: number
   conflicts: number
   latencyMs: number
+  /** Snapshots this run appended when it took more than one (FLOE_COMMIT_RUN_SECONDS). */
+  snapshots?: number
   error?: Error
 }

@@ -4,7 +4,8 @@
  * conditioned on the value the writer read. A writer that lost the race learns it here.
  */
 import { randomUUID } from 'node:crypto'
-import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb'
+import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb'
+import { mapBounded } from '../concurrency.js'
 import { FencedError, FloeError, ThrottledError } from '../errors.js'
 import { logger } from '../log.js'
 import { dataFileToJSON } from '../iceberg/datafile-json.js'
@@ -13,6 +14,7 @@ import { cancellationCodes, wrapDynamoError } from './errors.js'
 import { pages } from './paging.js'
 import { markerPut, replayMarkerKey, type ReplayMarker } from './replay.js'
 import {
+  backlogKey,
   batchIdFor,
   batchPartition,
   checkpointKey,
@@ -23,6 +25,8 @@ import {
   pendingIndexPk,
   pendingIndexSk,
   PENDING_PREFIX,
+  shardOf,
+  shardRange,
 } from './keys.js'
 import type { ControlContext, PendingBatchInput } from './types.js'
 
@@ -66,12 +70,13 @@ export async function registerBatches(ctx: ControlContext, req: RegisterRequest)
   const batchKeys: { pk: string; sk: string }[] = []
   for (const batch of req.batches) {
     const batchId = batch.replayId ? batchIdFor(req.pipeline, `${batch.table}\nreplay ${batch.replayId}`, batch.ranges) : batchIdFor(req.pipeline, batch.table, batch.ranges)
-    const key = pendingBatchKey(req.pipeline, batch.table, batchId)
+    const shard = shardOf(batchId, ctx.config.pendingShards)
+    const key = pendingBatchKey(req.pipeline, batch.table, batchId, shard)
     batchKeys.push(key)
     const filesJson = JSON.stringify(batch.files.map((f) => dataFileToJSON(f)))
     const item: Record<string, unknown> = {
       ...key,
-      gsi1pk: pendingIndexPk(req.pipeline),
+      gsi1pk: pendingIndexPk(req.pipeline, shard),
       gsi1sk: pendingIndexSk(batch.table, batchId),
       kind: 'batch',
       pipeline: req.pipeline,
@@ -202,7 +207,8 @@ async function ownAttemptLanded(
   if (key === undefined) return false
   const batchId = key.sk.slice(PENDING_PREFIX.length)
   const table = req.batches[0]!.table
-  for (const k of [key, committedBatchKey(req.pipeline, table, batchId)]) {
+  const committed = { pk: key.pk, sk: committedBatchKey(req.pipeline, table, batchId).sk }
+  for (const k of [key, committed]) {
     let out
     try {
       out = await ctx.doc.send(new GetCommand({ TableName: ctx.table, Key: k, ConsistentRead: true, ProjectionExpression: 'attemptId' }))
@@ -259,18 +265,66 @@ function validate(req: RegisterRequest): void {
   }
 }
 
-/** Pending (uncommitted) batches of a table: for back pressure. Consistent. */
+/**
+ * Pending (uncommitted) batches of a table, for back pressure: the count the committer last
+ * wrote (one small GetItem, docs/scale.md) while it is fresher than FLOE_BACKLOG_FRESH_SECONDS,
+ * else a consistent count over every shard that stops once it passes FLOE_MAX_PENDING_BATCHES
+ * (so the answer is exact up to the limit and "more than the limit" beyond it).
+ */
 export async function countPendingBatches(ctx: ControlContext, pipeline: string, table: string): Promise<number> {
-  let count = 0
-  const query = (start: Record<string, unknown> | undefined) =>
-    new QueryCommand({
-      TableName: ctx.table,
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
-      ExpressionAttributeValues: { ':pk': batchPartition(pipeline, table), ':p': PENDING_PREFIX },
-      Select: 'COUNT',
-      ConsistentRead: true,
-      ExclusiveStartKey: start,
-    })
-  for await (const page of pages(ctx, `counting pending batches of ${table} in ${ctx.table}`, query)) count += page.Count ?? 0
-  return count
+  const noted = await readBacklog(ctx, pipeline, table)
+  if (noted !== undefined) return noted
+  return countPendingExactly(ctx, pipeline, table, ctx.config.maxPendingBatches + 1)
+}
+
+async function readBacklog(ctx: ControlContext, pipeline: string, table: string): Promise<number | undefined> {
+  let out
+  try {
+    out = await ctx.doc.send(new GetCommand({ TableName: ctx.table, Key: backlogKey(pipeline, table), ProjectionExpression: 'pending, updatedAt' }))
+  } catch (err) {
+    throw wrapDynamoError(`reading the backlog of ${table} from ${ctx.table}`, err)
+  }
+  const item = out.Item
+  if (item === undefined || typeof item.pending !== 'number' || typeof item.updatedAt !== 'number') return undefined
+  return Date.now() - item.updatedAt <= ctx.config.backlogFreshMs ? item.pending : undefined
+}
+
+/** Consistent count of a table's pending batches over every shard, stopping at `limit`. */
+export async function countPendingExactly(ctx: ControlContext, pipeline: string, table: string, limit = Number.MAX_SAFE_INTEGER): Promise<number> {
+  const counts = await mapBounded(shardRange(ctx.config.pendingShards), ctx.config.shardConcurrency, async (shard) => {
+    let count = 0
+    const query = (start: Record<string, unknown> | undefined) =>
+      new QueryCommand({
+        TableName: ctx.table,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
+        ExpressionAttributeValues: { ':pk': batchPartition(pipeline, table, shard), ':p': PENDING_PREFIX },
+        Select: 'COUNT',
+        ConsistentRead: true,
+        ExclusiveStartKey: start,
+        Limit: limit === Number.MAX_SAFE_INTEGER ? undefined : limit,
+      })
+    for await (const page of pages(ctx, `counting pending batches of ${table} in ${ctx.table}`, query)) {
+      count += page.Count ?? 0
+      if (count >= limit) break
+    }
+    return count
+  })
+  return counts.reduce((a, b) => a + b, 0)
+}
+
+/**
+ * The committer notes how many batches a table still has pending after its run, so writers
+ * check back pressure with one small read instead of counting thousands of items per invocation.
+ */
+export async function noteBacklog(ctx: ControlContext, pipeline: string, table: string, pending: number, nowMs = Date.now()): Promise<void> {
+  try {
+    await ctx.doc.send(
+      new PutCommand({
+        TableName: ctx.table,
+        Item: { ...backlogKey(pipeline, table), kind: 'backlog', pipeline, table, pending, updatedAt: nowMs, ttl: Math.floor(nowMs / 1000) + ctx.config.batchTtlSeconds },
+      }),
+    )
+  } catch (err) {
+    throw wrapDynamoError(`noting the backlog of ${table} in ${ctx.table}`, err)
+  }
 }

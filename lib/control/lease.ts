@@ -141,12 +141,12 @@ export async function markCommitted(ctx: ControlContext, lease: Lease, marks: Co
       },
     ]
     for (const { batch, snapshotId, commitId } of chunk) {
-      items.push({ Delete: { TableName: ctx.table, Key: pendingBatchKey(lease.pipeline, batch.table, batch.batchId) } })
+      items.push({ Delete: { TableName: ctx.table, Key: pendingBatchKey(lease.pipeline, batch.table, batch.batchId, batch.shard) } })
       items.push({
         Put: {
           TableName: ctx.table,
           Item: {
-            ...committedBatchKey(lease.pipeline, batch.table, batch.batchId),
+            ...committedBatchKey(lease.pipeline, batch.table, batch.batchId, batch.shard),
             kind: 'batch',
             status: 'committed',
             pipeline: lease.pipeline,

@@ -5,15 +5,22 @@ import { dataFileFromJSON } from '../iceberg/datafile-json.js'
 import type { DataFile } from '../iceberg/types.js'
 import { sleep, wrapDynamoError } from './errors.js'
 import { pages } from './paging.js'
-import { batchPartition, pendingBatchKey, pendingIndexPk, PENDING_INDEX, PENDING_PREFIX } from './keys.js'
+import { mapBounded } from '../concurrency.js'
+import { batchPartition, pendingBatchKey, pendingIndexPk, PENDING_INDEX, PENDING_PREFIX, shardRange } from './keys.js'
 import type { ControlContext, PendingBatch } from './types.js'
 
 /**
  * Tables with at least one pending batch, from the sparse `pending` index (eventually
  * consistent: a just-registered batch may show up one run later, which is harmless). Skips from
- * table to table instead of reading every pending item.
+ * table to table instead of reading every pending item; reads every shard of the index
+ * (FLOE_PENDING_SHARDS, at most FLOE_SHARD_CONCURRENCY at once). Sorted.
  */
 export async function listPendingTables(ctx: ControlContext, pipeline: string): Promise<string[]> {
+  const perShard = await mapBounded(shardRange(ctx.config.pendingShards), ctx.config.shardConcurrency, (shard) => listShardTables(ctx, pipeline, shard))
+  return [...new Set(perShard.flat())].sort()
+}
+
+async function listShardTables(ctx: ControlContext, pipeline: string, shard: number): Promise<string[]> {
   const tables: string[] = []
   let after: string | undefined
   for (;;) {
@@ -24,7 +31,7 @@ export async function listPendingTables(ctx: ControlContext, pipeline: string): 
           TableName: ctx.table,
           IndexName: PENDING_INDEX,
           KeyConditionExpression: after === undefined ? 'gsi1pk = :pk' : 'gsi1pk = :pk AND gsi1sk > :after',
-          ExpressionAttributeValues: { ':pk': pendingIndexPk(pipeline), ...(after === undefined ? {} : { ':after': after }) },
+          ExpressionAttributeValues: { ':pk': pendingIndexPk(pipeline, shard), ...(after === undefined ? {} : { ':after': after }) },
           ProjectionExpression: 'gsi1sk',
           Limit: 1,
         }),
@@ -43,21 +50,26 @@ export async function listPendingTables(ctx: ControlContext, pipeline: string): 
 
 const SUMMARY_FIELDS = ['table', 'batchId', 'writerId', 'createdAt', 'schemaId', 'specId', 'ranges', 'recordCount', 'bytes', 'fileCount', 'spillPath', 'attemptId', 'replayId']
 
-/** Every pending batch of a table (consistent Query), without file lists. */
+/** Every pending batch of a table (consistent Query of every shard), without file lists. */
 export async function readPendingBatches(ctx: ControlContext, pipeline: string, table: string): Promise<PendingBatch[]> {
+  const perShard = await mapBounded(shardRange(ctx.config.pendingShards), ctx.config.shardConcurrency, (shard) => readShard(ctx, pipeline, table, shard))
+  return perShard.flat()
+}
+
+async function readShard(ctx: ControlContext, pipeline: string, table: string, shard: number): Promise<PendingBatch[]> {
   const out: PendingBatch[] = []
   const query = (start: Record<string, unknown> | undefined) =>
     new QueryCommand({
       TableName: ctx.table,
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
-      ExpressionAttributeValues: { ':pk': batchPartition(pipeline, table), ':p': PENDING_PREFIX },
+      ExpressionAttributeValues: { ':pk': batchPartition(pipeline, table, shard), ':p': PENDING_PREFIX },
       ProjectionExpression: SUMMARY_FIELDS.map((_, i) => `#f${i}`).join(', '),
       ExpressionAttributeNames: Object.fromEntries(SUMMARY_FIELDS.map((f, i) => [`#f${i}`, f])),
       ConsistentRead: true,
       ExclusiveStartKey: start,
     })
   for await (const page of pages(ctx, `reading pending batches of ${table} from ${ctx.table}`, query)) {
-    for (const item of page.Items ?? []) out.push(toPendingBatch(item))
+    for (const item of page.Items ?? []) out.push({ ...toPendingBatch(item), ...(shard === 0 ? {} : { shard }) })
   }
   return out
 }
@@ -96,7 +108,7 @@ export async function loadBatchFiles(ctx: ControlContext, pipeline: string, batc
     if (b.spillPath !== undefined) files.set(b.batchId, parseFiles(await ctx.io.read(b.spillPath), b))
   }
   for (let i = 0; i < inline.length; i += 100) {
-    let keys: Record<string, unknown>[] = inline.slice(i, i + 100).map((b) => pendingBatchKey(pipeline, b.table, b.batchId))
+    let keys: Record<string, unknown>[] = inline.slice(i, i + 100).map((b) => pendingBatchKey(pipeline, b.table, b.batchId, b.shard))
     for (let round = 0; keys.length > 0; round++) {
       if (round >= 8) throw new FloeError(`control table ${ctx.table}: ${keys.length} batch items still unprocessed after ${round} rounds`, { retryable: true })
       if (round > 0) await sleep(Math.min(1000, 25 * 2 ** round) * Math.random())

@@ -61,4 +61,6 @@ export interface PendingBatch {
   attemptId?: string
   /** A replayed batch (lib/replay): its ranges are below the committed offsets; the summary's `floe.replay-id` says whether it is in. */
   replayId?: string
+  /** The key shard the item was read from (keys.ts; absent: shard 0, the unsharded key). */
+  shard?: number
 }

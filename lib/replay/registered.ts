@@ -13,6 +13,7 @@
  * checkpoint from failed-batch objects older than that (see failed-batches.ts).
  */
 import { ScanCommand } from '@aws-sdk/lib-dynamodb'
+import { batchPartitionPrefixes } from '../control/keys.js'
 import { pages } from '../control/paging.js'
 import type { ControlContext } from '../control/types.js'
 
@@ -21,12 +22,14 @@ export type RegisteredRanges = Map<string, { first: bigint; next: bigint }[]>
 export async function registeredRanges(ctx: ControlContext, pipeline: string, partitions: Set<string>): Promise<RegisteredRanges> {
   const out: RegisteredRanges = new Map()
   if (partitions.size === 0) return out
+  // Every shard of every table (keys.ts: `batch#…` is shard 0, `bshard#…` the others).
+  const [unsharded, sharded] = batchPartitionPrefixes(pipeline)
   for (const prefix of ['p#', 'c#']) {
     const scan = (start: Record<string, unknown> | undefined) =>
       new ScanCommand({
         TableName: ctx.table,
-        FilterExpression: 'begins_with(pk, :pk) AND begins_with(sk, :sk)',
-        ExpressionAttributeValues: { ':pk': `batch#${pipeline}#`, ':sk': prefix },
+        FilterExpression: '(begins_with(pk, :pk) OR begins_with(pk, :shard)) AND begins_with(sk, :sk)',
+        ExpressionAttributeValues: { ':pk': unsharded, ':shard': sharded, ':sk': prefix },
         ProjectionExpression: 'ranges, replayId',
         ConsistentRead: true,
         ExclusiveStartKey: start,

@@ -6,8 +6,13 @@
  * Java does). The writer id (the Lambda request id) and a per-invocation sequence number make a
  * file traceable to the invocation that wrote it; the random part keeps two attempts of the
  * same invocation (a zombie and its retry) from ever writing the same object.
+ *
+ * Object-storage layout (table property `write.object-storage.enabled`, else FLOE_OBJECT_STORAGE_LAYOUT,
+ * as Iceberg Java's ObjectStoreLocationProvider): a hash of the file name as four directories of
+ * 20 binary digits goes before the partition path, `<data location>/0101/0110/1001/10110010/…`,
+ * so writes spread over S3 prefixes instead of one `data/` prefix (docs/scale.md).
  */
-import { randomUUID } from 'node:crypto'
+import { createHash, randomUUID } from 'node:crypto'
 import type { DataFile, PartitionTuple, TableMetadata } from '../iceberg/types.js'
 import type { FileIO } from '../io/types.js'
 
@@ -16,10 +21,19 @@ export function dataLocation(md: Pick<TableMetadata, 'location' | 'properties'>)
   return (explicit ?? `${md.location.replace(/\/+$/, '')}/data`).replace(/\/+$/, '')
 }
 
-export function dataFilePath(md: Pick<TableMetadata, 'location' | 'properties'>, partitionPath: string, writerId: string, seq: number): string {
+export function dataFilePath(md: Pick<TableMetadata, 'location' | 'properties'>, partitionPath: string, writerId: string, seq: number, objectStorage = true): string {
   const safeWriter = writerId.replace(/[^A-Za-z0-9_-]+/g, '_').slice(0, 64) || 'writer'
   const name = `${safeWriter}-${String(seq).padStart(5, '0')}-${randomUUID()}.parquet`
-  return partitionPath ? `${dataLocation(md)}/${partitionPath}/${name}` : `${dataLocation(md)}/${name}`
+  const enabled = md.properties?.['write.object-storage.enabled']
+  const hashed = enabled === undefined ? objectStorage : enabled.toLowerCase() === 'true'
+  const base = hashed ? `${(md.properties?.['write.object-storage.path'] ?? dataLocation(md)).replace(/\/+$/, '')}/${hashDirs(name)}` : dataLocation(md)
+  return partitionPath ? `${base}/${partitionPath}/${name}` : `${base}/${name}`
+}
+
+/** 20 bits of the name's hash as `bbbb/bbbb/bbbb/bbbbbbbb` (Iceberg Java's directory shape). */
+function hashDirs(name: string): string {
+  const bits = (createHash('sha256').update(name).digest().readUInt32BE(0) >>> 12).toString(2).padStart(20, '0')
+  return `${bits.slice(0, 4)}/${bits.slice(4, 8)}/${bits.slice(8, 12)}/${bits.slice(12)}`
 }
 
 /** Column metrics as the columnar encoder reports them (the DataFile fields it fills). */

@@ -103,7 +103,7 @@ export async function writeBatch(deps: WriterDeps, event: unknown, opts: WriteOp
     flush: async (buffer, _reason: FlushReason) => {
       const state = tables.get(buffer.table)!
       const chunk = await tables.encode(state, buffer.rows)
-      const path = dataFilePath(state.metadata, state.partitionPath(buffer.partition), writerId, group.files.nextSeq())
+      const path = dataFilePath(state.metadata, state.partitionPath(buffer.partition), writerId, group.files.nextSeq(), deps.config.objectStorageLayout)
       const file = await writeDataFile(deps.io, path, chunk, state.spec['spec-id'], buffer.partition)
       group.files.add(path)
       let list = group.dataFiles.get(buffer.table)

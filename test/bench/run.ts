@@ -5,6 +5,8 @@
  * sizes (a few minutes on 2 cores). `--history` sets the commit counts of the table-history row
  * (default 10,1000; 10,000 takes a few more minutes). `--only maintenance` runs just the
  * compaction-memory and table-history rows (file:// only, no endpoints).
+ * `npm run bench -- --scale [--out scale-results.json]`: the scale load test only (scale.ts,
+ * docs/scale.md): per-key request rates before and after write sharding, and the model table.
  */
 import { writeFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
@@ -18,8 +20,14 @@ const { values } = parseArgs({
     'profile-file': { type: 'string' },
     history: { type: 'string' },
     only: { type: 'string' },
+    scale: { type: 'boolean', default: false },
   },
 })
+if (values.scale) {
+  const { runScale } = await import('./scale-run.js')
+  await runScale(values.out === 'bench-results.json' ? 'scale-results.json' : values.out)
+  process.exit(0)
+}
 const base = SIZES[values.quick ? 'quick' : 'full']
 const history = values.history ? values.history.split(',').map(Number) : base.history
 if (history.some((n) => !Number.isSafeInteger(n) || n < 1)) throw new Error(`--history: expected commit counts like 10,1000,10000; got ${values.history}`)

@@ -10,6 +10,7 @@ import type { S3Client } from '@aws-sdk/client-s3'
 import { createMaintenanceDeps } from '../../functions/maintenance.js'
 import { createClients } from '../../lib/clients.js'
 import { loadConfig } from '../../lib/config.js'
+import { pendingIndexPk, shardRange } from '../../lib/control/keys.js'
 import { rng } from '../../lib/local/demo.js'
 import { removeOrphanFiles } from '../../lib/maintenance/orphans.js'
 import { LOCAL_CREDENTIALS } from '../../lib/local/endpoints.js'
@@ -662,17 +663,22 @@ function maintenanceDeps(env: HarnessEnv): ReturnType<typeof createMaintenanceDe
   return deps
 }
 
+/** Pending batches over every shard of the pending index (FLOE_PENDING_SHARDS, lib/control/keys.ts). */
 async function pendingBatches(env: HarnessEnv): Promise<number> {
-  const out = await env.ddb.send(
-    new QueryCommand({
-      TableName: env.controlTable,
-      IndexName: 'pending',
-      KeyConditionExpression: 'gsi1pk = :pk',
-      ExpressionAttributeValues: { ':pk': { S: `pending#${env.pipeline}` } },
-      Select: 'COUNT',
-    }),
-  )
-  return out.Count ?? 0
+  let count = 0
+  for (const shard of shardRange(loadConfig(containerEnv(env)).pendingShards)) {
+    const out = await env.ddb.send(
+      new QueryCommand({
+        TableName: env.controlTable,
+        IndexName: 'pending',
+        KeyConditionExpression: 'gsi1pk = :pk',
+        ExpressionAttributeValues: { ':pk': { S: pendingIndexPk(env.pipeline, shard) } },
+        Select: 'COUNT',
+      }),
+    )
+    count += out.Count ?? 0
+  }
+  return count
 }
 
 export { buildEvent, type LogRecord }

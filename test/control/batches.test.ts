@@ -106,7 +106,7 @@ describe('registerBatches', () => {
     const [batch] = await readPendingBatches(ctx, 'p1', 'db.events')
     expect(batch!.spillPath).toMatch(/^s3:\/\/.*\/_floe\/spill\/[0-9a-f]{32}-.*\.json$/)
     expect(await ctx.io.exists(batch!.spillPath!)).toBe(true)
-    const { Item } = await ctx.doc.send(new GetCommand({ TableName: ctx.table, Key: pendingBatchKey('p1', 'db.events', batch!.batchId), ConsistentRead: true }))
+    const { Item } = await ctx.doc.send(new GetCommand({ TableName: ctx.table, Key: pendingBatchKey('p1', 'db.events', batch!.batchId, batch!.shard), ConsistentRead: true }))
     expect(Item!.filesJson).toBeUndefined()
     const loaded = await loadBatchFiles(ctx, 'p1', [batch!])
     expect(loaded.get(batch!.batchId)!.map((f) => f.filePath)).toEqual(files.map((f) => f.filePath))

@@ -30,7 +30,7 @@ describe('markCommitted', () => {
     await markCommitted(ctx, lease, pending.map((batch) => ({ batch, snapshotId: 9007199254740993n, commitId: 'c1' })))
     expect(await countPendingBatches(ctx, 'p1', 'db.t')).toBe(0)
     expect(await listPendingTables(ctx, 'p1')).toEqual([])
-    const { Item } = await ctx.doc.send(new GetCommand({ TableName: ctx.table, Key: committedBatchKey('p1', 'db.t', pending[7]!.batchId), ConsistentRead: true }))
+    const { Item } = await ctx.doc.send(new GetCommand({ TableName: ctx.table, Key: committedBatchKey('p1', 'db.t', pending[7]!.batchId, pending[7]!.shard), ConsistentRead: true }))
     expect(Item).toMatchObject({ status: 'committed', snapshotId: '9007199254740993', commitId: 'c1', committerEpoch: lease.epoch })
     expect(Item!.ttl).toBeGreaterThanOrEqual(before + config.batchTtlSeconds)
     expect(Item!.gsi1pk).toBeUndefined()

@@ -136,6 +136,8 @@ describe('hostile records through the writer handler', () => {
     const s = await writerSetup({
       FLOE_WAREHOUSE: `file://${dir}/wh`,
       FLOE_ROUTES: JSON.stringify({ defaultNamespace: 'db', routes: [{ table: 'events' }], tableDefaults: { partitionBy: ['p'] } }),
+      // The flat layout: the partition path right under data/ is the fewest levels to escape from.
+      FLOE_OBJECT_STORAGE_LAYOUT: 'false',
     })
     // Five levels up from <data>/p=… would be the temp dir itself, beside the warehouse.
     const escape = '/../../../../../escaped'

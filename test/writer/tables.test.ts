@@ -47,9 +47,9 @@ describe('tables', () => {
     expect(byName[KAFKA_COLUMN]!.type).toMatchObject({ type: 'struct', fields: [{ name: 'topic' }, { name: 'partition' }, { name: 'offset' }, { name: 'key' }] })
     expect(metadata['partition-specs'][0]!.fields).toMatchObject([{ name: 'ts_day', transform: 'day', 'source-id': byName.ts!.id }])
     const reg = (await registered(s.control)).get('db.events')!
-    const paths = [...reg.files.values()].flat().map((f) => f.filePath).sort()
-    expect(paths[0]).toMatch(/\/data\/ts_day=2024-05-01\/[^/]+\.parquet$/)
-    expect(paths[1]).toMatch(/\/data\/ts_day=2024-05-02\/[^/]+\.parquet$/)
+    const paths = [...reg.files.values()].flat().map((f) => f.filePath).sort((a, b) => (a.split('ts_day=')[1]! < b.split('ts_day=')[1]! ? -1 : 1))
+    expect(paths[0]).toMatch(/\/data\/(?:[01]+\/){4}ts_day=2024-05-01\/[^/]+\.parquet$/)
+    expect(paths[1]).toMatch(/\/data\/(?:[01]+\/){4}ts_day=2024-05-02\/[^/]+\.parquet$/)
     const { rows } = await firstFileRows(s, 0, 'ts_day=2024-05-01/')
     expect(rows[0]![KAFKA_COLUMN]).toMatchObject({ topic: 'events', partition: 3, offset: 7n })
   })
