@@ -17,6 +17,8 @@ export { MetadataCache } from './metadata-cache.js'
 export { RestCatalog, type RestCatalogOptions } from './rest/catalog.js'
 export { bearerAuth, noAuth, oauth2Auth, sigV4Auth, signingNameFor, type RestAuth } from './rest/auth.js'
 export { createRestCatalog } from './rest/factory.js'
+export { serveRest, type RestServerRequest, type RestServerResponse } from './rest-server/router.js'
+export { listenRest, type ServingRest } from './rest-server/listen.js'
 
 /**
  * The catalog FLOE_CATALOG names: `dynamodb` (table FLOE_CATALOG_TABLE), `glue` (FLOE_GLUE_CATALOG_ID)

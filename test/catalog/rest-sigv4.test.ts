@@ -32,7 +32,7 @@ function recorder(body: string) {
 /** Floe's signature of exactly the request the SDK sent (its headers minus the ones signing adds). */
 async function floeSignature(req: HttpRequest, signingName: string, region: string): Promise<Record<string, string>> {
   const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => !['authorization', 'x-amz-date', 'x-amz-security-token', 'x-amz-content-sha256', 'host'].includes(k.toLowerCase())))
-  const query = new URLSearchParams(Object.entries(req.query ?? {}).flatMap(([k, v]) => (Array.isArray(v) ? v.map((x) => [k, x]) : v === null ? [] : [[k, v]])))
+  const query = new URLSearchParams(Object.entries(req.query ?? {}).flatMap(([k, v]): [string, string][] => (Array.isArray(v) ? v.map((x) => [k, x]) : v === null ? [] : [[k, v]])))
   const url = new URL(`https://${req.hostname}${req.path}${query.size ? `?${query}` : ''}`)
   return sigV4Auth({ signingName, region, credentials }).headers({ method: req.method, url, headers, body: typeof req.body === 'string' ? req.body : req.body === undefined ? undefined : Buffer.from(req.body as Uint8Array).toString() })
 }

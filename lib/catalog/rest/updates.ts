@@ -41,7 +41,11 @@ export interface TableChange {
 }
 
 const MAIN = 'main'
-const mainSnapshot = (md: TableMetadata): bigint | null => md.refs?.[MAIN]?.['snapshot-id'] ?? md['current-snapshot-id'] ?? null
+/** The main branch's snapshot; an empty table's is null (Iceberg Java writes current-snapshot-id -1 for it). */
+const mainSnapshot = (md: TableMetadata): bigint | null => {
+  const id = md.refs?.[MAIN]?.['snapshot-id'] ?? md['current-snapshot-id']
+  return id === undefined || id === null || id === -1n ? null : id
+}
 
 /** The requirements and updates that turn `base` into `next` on a REST catalog. */
 export function diffMetadata(base: TableMetadata, next: TableMetadata): TableChange {
