@@ -34,6 +34,8 @@ export const TableOptionsSchema = z
     kafkaMetadata: z
       .union([z.boolean(), z.array(z.enum(['topic', 'partition', 'offset', 'timestamp', 'key', 'headers']))])
       .default(false),
+    /** Format version of a table Floe creates: 2 (unset), or 3 (row lineage: every row gets a `_row_id`). Existing tables keep theirs. */
+    formatVersion: z.union([z.literal(2), z.literal(3)]).optional(),
     /** Table properties set when Floe creates the table (e.g. write.parquet.compression-codec). */
     properties: z.record(z.string(), z.string()).default({}),
     /**

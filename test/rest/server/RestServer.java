@@ -107,7 +107,12 @@ public class RestServer {
 
   private Object route(String method, String[] p, String payload) throws IOException {
     if (p.length == 2 && p[1].equals("config") && method.equals("GET")) {
-      return ConfigResponse.builder().withDefaults(Map.of("floe.test.default", "yes")).withOverrides(prefix.isEmpty() ? Map.of() : Map.of("prefix", prefix)).build();
+      // HashMaps: the response serializer probes the maps with null keys, which Map.of refuses.
+      Map<String, String> defaults = new HashMap<>();
+      defaults.put("floe.test.default", "yes");
+      Map<String, String> overrides = new HashMap<>();
+      if (!prefix.isEmpty()) overrides.put("prefix", prefix);
+      return ConfigResponse.builder().withDefaults(defaults).withOverrides(overrides).build();
     }
     int at = 1;
     if (!prefix.isEmpty()) {
