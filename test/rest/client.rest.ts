@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { noAuth, oauth2Auth, RestCatalog } from '../../lib/catalog/index.js'
 import type { Catalog } from '../../lib/catalog/types.js'
-import { AlreadyExistsError, CatalogRequestError, CommitConflictError, NoSuchTableError } from '../../lib/errors.js'
+import { AlreadyExistsError, CatalogRequestError, CommitConflictError, CommitStateUnknownError, NoSuchTableError } from '../../lib/errors.js'
 import { appendFiles, currentSnapshot, liveDataFiles } from '../../lib/iceberg/index.js'
 import { createTestBucket } from '../helpers/aws.js'
 import { restPipeline } from './pipeline.js'
@@ -121,20 +121,30 @@ describe.skipIf(skip)('REST catalog client against Iceberg REST catalog handlers
   })
 
   for (const failure of ['502 after forwarding', '500 after forwarding', 'timeout after forwarding'] as const) {
-    it(`a commit answered by ${failure} is commit-state-unknown; it did land, and the committer's reload finds it`, async () => {
+    it(`a commit answered by ${failure} is CommitStateUnknownError though it landed; the committer's reload finds it, nothing twice`, async () => {
       const proxy = await failingProxy(server.uri, failure)
       try {
-        const floe = await restPipeline({ FLOE_ROUTES: ROUTES, FLOE_PIPELINE: `u${failure.slice(0, 3)}` }, () => client(proxy.uri, 1_500))
         const id = { namespace: 'db', name: 'events' }
+        const rest = client(proxy.uri, 5_000)
+        const io = await restIo()
+        const base = await rest.loadTable(id)
+        const next = await appendFiles(io, base.metadata, (await liveDataFiles(io, base.metadata)).slice(0, 1).map((e) => e.dataFile))
+        proxy.armed = true
+        const err = await rest.commit(id, { base: base.metadataLocation, metadata: next, baseMetadata: base.metadata }).catch((e: unknown) => e)
+        expect(err).toBeInstanceOf(CommitStateUnknownError)
+        expect((err as Error).message).toMatch(failure.startsWith('timeout') ? /timed out after 5000 ms/ : /answered HTTP 50[02]/)
+        expect((await rest.loadTable(id)).metadata.snapshots.map((s) => s['snapshot-id'])).toContain(currentSnapshot(next)!['snapshot-id'])
+
+        const floe = await restPipeline({ FLOE_ROUTES: ROUTES, FLOE_PIPELINE: `u${failure.slice(0, 3)}` }, () => client(proxy.uri, 5_000))
         const before = await rowCount(floe.io, (await floe.catalog.loadTable(id)).metadata)
         await floe.write(events(0, 2))
         proxy.armed = true
         const run = await floe.commit()
-        expect(proxy.hits).toBe(1)
-        expect(run.results[0]!.error ?? '').toMatch(/CommitStateUnknownError/)
-        const next = await floe.commit() // reload: the journal/offsets show the snapshot is in; nothing is appended twice
-        expect(next.failures).toBe(0)
+        expect(proxy.hits).toBe(2)
+        expect(run.failures).toBe(0)
+        expect(run.results[0]!.conflicts).toBe(1) // the unknown outcome, resolved by the reload
         expect(await rowCount(floe.io, (await floe.catalog.loadTable(id)).metadata)).toBe(before + 2)
+        expect((await floe.commit()).records).toBe(0)
       } finally {
         await proxy.close()
       }
@@ -199,7 +209,7 @@ async function failingProxy(target: string, failure: '502 after forwarding' | '5
             res.writeHead(up.statusCode ?? 500, up.headers)
             res.end(Buffer.concat(body))
           } else if (failure === 'timeout after forwarding') {
-            setTimeout(() => res.destroy(), 5_000)
+            setTimeout(() => res.destroy(), 12_000)
           } else {
             res.writeHead(failure.startsWith('502') ? 502 : 500, { 'content-type': 'application/json' })
             res.end(JSON.stringify({ error: { message: 'gateway lost the answer', type: 'BadGateway', code: 502 } }))
@@ -211,6 +221,10 @@ async function failingProxy(target: string, failure: '502 after forwarding' | '5
   })
   await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok))
   state.uri = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-  state.close = () => new Promise<void>((ok) => server.close(() => ok()))
+  state.close = () =>
+    new Promise<void>((ok) => {
+      server.close(() => ok())
+      server.closeAllConnections()
+    })
   return state
 }
