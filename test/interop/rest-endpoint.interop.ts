@@ -1,8 +1,9 @@
 /**
  * Floe's REST endpoint (lib/catalog/rest-server over the DynamoDB catalog) judged by PyIceberg's
  * REST catalog: PyIceberg reads a table Floe wrote, appends to it, and creates and fills a table of
- * its own, all through the endpoint; Floe's REST client reads what PyIceberg wrote, Floe's
- * committer appends after PyIceberg, and Spark's DynamoDbCatalog sees the same table.
+ * its own, all through the endpoint; Spark's REST catalog appends through it too; Floe's REST
+ * client reads what they wrote, Floe's committer appends after PyIceberg, and Spark's
+ * DynamoDbCatalog sees the same table.
  */
 import { spawnSync } from 'node:child_process'
 import { dirname, join } from 'node:path'
@@ -55,6 +56,20 @@ describe.skipIf(skipReason)("PyIceberg's REST catalog through Floe's endpoint", 
     expect(spark.rows.map((r) => Number(r.id))).toEqual(want)
     const loaded = await floeRest().loadTable({ namespace: 'db', name: 'events' })
     expect((await liveDataFiles(floe.io, loaded.metadata)).reduce((n, e) => n + e.dataFile.recordCount, 0)).toBe(want.length)
+  })
+
+  it("Spark's REST catalog appends through the endpoint and reads every row; Floe's client reads what it wrote", async () => {
+    const run = spawnSync(process.env.FLOE_INTEROP_PYTHON!, [join(here, 'rest_spark.py'), JSON.stringify({ uri: serving.uri, table: 'db.events', insert: [200, 201] })], {
+      encoding: 'utf8',
+      timeout: 400_000,
+      env: { ...process.env, AWS_REQUEST_CHECKSUM_CALCULATION: 'WHEN_REQUIRED', AWS_RESPONSE_CHECKSUM_VALIDATION: 'WHEN_REQUIRED', SPARK_LOCAL_IP: '127.0.0.1', PYSPARK_SUBMIT_ARGS: '--conf spark.ui.enabled=false pyspark-shell' },
+    })
+    if (run.status !== 0) throw new Error(`rest_spark.py failed (${run.status}): ${run.stderr.slice(-4000)}`)
+    const want = [0, 1, 2, 3, 4, 5, 6, 100, 101, 200, 201]
+    expect((JSON.parse(run.stdout.trim().split('\n').pop()!) as { ids: number[] }).ids).toEqual(want)
+    const loaded = await floeRest().loadTable({ namespace: 'db', name: 'events' })
+    expect((await liveDataFiles(floe.io, loaded.metadata)).reduce((n, e) => n + e.dataFile.recordCount, 0)).toBe(want.length)
+    expect(pyiceberg(serving.uri, 'scan', 'db.events')).toMatchObject({ ids: want })
   })
 
   it('a table PyIceberg creates and fills through the endpoint is a DynamoDB catalog row that Floe reads and appends to', async () => {
