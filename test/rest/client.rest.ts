@@ -55,7 +55,7 @@ describe.skipIf(skip)('REST catalog client against Iceberg REST catalog handlers
     expect(loaded.metadata.location).toBe(`s3://${bucket}/rest/db/events`)
     expect(loaded.metadataLocation.startsWith(`s3://${bucket}/rest/db/events/metadata/`)).toBe(true)
     expect(await rowCount(floe.io, loaded.metadata)).toBe(5)
-    expect(JSON.parse(currentSnapshot(loaded.metadata)!.summary['floe.offsets.p1']!)).toMatchObject({ 'events-0': '5' })
+    expect(JSON.parse(currentSnapshot(loaded.metadata)!.summary['floe.offsets.p1']!)).toMatchObject({ 'events-0': 5 })
     expect(await floe.catalog.listTables('db')).toEqual([{ namespace: 'db', name: 'events' }])
   })
 
