@@ -15,6 +15,9 @@ export const STACK_SETTINGS = [
   'FLOE_WAREHOUSE',
   'FLOE_CATALOG',
   'FLOE_CATALOG_TABLE',
+  'FLOE_REST_URI',
+  'FLOE_REST_WAREHOUSE',
+  'FLOE_REST_AUTH',
   'FLOE_ROUTES',
   'FLOE_DLQ',
   'FLOE_MEMORY_BUDGET_MB',
@@ -114,8 +117,22 @@ export const ContextSchema = z
     /** Dead letters expire after this many days: long enough to notice, fix and replay. */
     deadLetterRetentionDays: z.number().int().min(1).max(3650).default(30),
 
-    /** `dynamodb` (Iceberg Java DynamoDbCatalog layout, created here) or `glue` (a Glue database). */
-    catalog: z.enum(['dynamodb', 'glue']).default('dynamodb'),
+    /**
+     * `dynamodb` (Iceberg Java DynamoDbCatalog layout, created here), `glue` (a Glue database), or
+     * `s3tables` (an S3 Tables table bucket and namespace through its Iceberg REST endpoint).
+     */
+    catalog: z.enum(['dynamodb', 'glue', 's3tables']).default('dynamodb'),
+    /** catalog=s3tables: an existing table bucket to use (its ARN); without it the stack creates one named `tableBucketName`. */
+    tableBucketArn: arn('s3tables', 'bucket/[a-z0-9-]{3,63}$').optional(),
+    /** catalog=s3tables: name of the table bucket the stack creates; default `floe-<pipeline>` (lower case). */
+    tableBucketName: z.string().regex(/^[a-z0-9][a-z0-9-]{1,61}[a-z0-9]$/, 'a table bucket name: 3-63 of [a-z0-9-]').optional(),
+    /** catalog=s3tables: the namespace the stack creates in the table bucket; it is the routes' default namespace. */
+    tableNamespace: z.string().regex(/^[a-z0-9][a-z0-9_]{0,254}$/, 'S3 Tables namespaces are lower case [a-z0-9_], starting with a letter or digit').optional(),
+    /**
+     * Serve the catalog as an Iceberg REST catalog (functions/rest-catalog.ts) on a Lambda function
+     * URL with IAM auth (engines sign with SigV4, signing name `lambda`). catalog=dynamodb only.
+     */
+    restEndpoint: z.boolean().default(false),
     /** Name of the DynamoDB catalog table; default: CloudFormation generates one. Set `iceberg` to share Spark's default. */
     catalogTableName: z.string().regex(/^[A-Za-z0-9_.-]{3,255}$/, 'a DynamoDB table name').optional(),
     /** Glue database (created by the stack) when catalog=glue; it is the routes' default namespace. */
@@ -248,6 +265,11 @@ function validate(c: FloeContext): FloeStackConfig {
   if (c.catalog === 'glue' && !c.glueDatabase) fail('glueDatabase', 'required with catalog glue')
   if (c.catalog !== 'glue' && c.glueDatabase) fail('glueDatabase', 'only with catalog glue')
   if (c.catalog === 'glue' && c.catalogTableName) fail('catalogTableName', 'only with catalog dynamodb')
+  if (c.catalog === 's3tables' && c.catalogTableName) fail('catalogTableName', 'only with catalog dynamodb')
+  if (c.catalog === 's3tables' && !c.tableNamespace) fail('tableNamespace', 'required with catalog s3tables')
+  if (c.catalog !== 's3tables' && (c.tableNamespace || c.tableBucketArn || c.tableBucketName)) fail(c.tableNamespace ? 'tableNamespace' : c.tableBucketArn ? 'tableBucketArn' : 'tableBucketName', 'only with catalog s3tables')
+  if (c.tableBucketArn && c.tableBucketName) fail('tableBucketName', 'give tableBucketArn (use a bucket) or tableBucketName (create one), not both')
+  if (c.restEndpoint && c.catalog !== 'dynamodb') fail('restEndpoint', `serves the DynamoDB catalog; catalog is ${c.catalog}`)
 
   const parsedRoutes = RoutesSchema.safeParse(c.routes ?? { routes: [{ table: '{topic}' }] })
   if (!parsedRoutes.success) {
@@ -261,6 +283,11 @@ function validate(c: FloeContext): FloeStackConfig {
     if (routes.defaultNamespace !== undefined && routes.defaultNamespace !== c.glueDatabase)
       fail('routes', `defaultNamespace ${JSON.stringify(routes.defaultNamespace)} differs from glueDatabase ${JSON.stringify(c.glueDatabase)}: the functions may only touch the stack's Glue database`)
     routes.defaultNamespace = c.glueDatabase!
+  }
+  if (c.catalog === 's3tables') {
+    if (routes.defaultNamespace !== undefined && routes.defaultNamespace !== c.tableNamespace)
+      fail('routes', `defaultNamespace ${JSON.stringify(routes.defaultNamespace)} differs from tableNamespace ${JSON.stringify(c.tableNamespace)}: the functions may only touch the stack's namespace`)
+    routes.defaultNamespace = c.tableNamespace!
   }
   const routesJson = JSON.stringify(routes)
   if (routesJson.length > 3_000) fail('routes', `${routesJson.length} characters of JSON; Lambda allows 4 KB of environment variables in all, keep routes under 3,000`)

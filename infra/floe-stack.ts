@@ -6,6 +6,7 @@
  */
 import { CfnOutput, Duration, Stack, Validations, type StackProps } from 'aws-cdk-lib'
 import * as iam from 'aws-cdk-lib/aws-iam'
+import * as lambda from 'aws-cdk-lib/aws-lambda'
 import * as logs from 'aws-cdk-lib/aws-logs'
 import * as scheduler from 'aws-cdk-lib/aws-scheduler'
 import * as targets from 'aws-cdk-lib/aws-scheduler-targets'
@@ -25,7 +26,7 @@ export interface FloeStackProps extends StackProps {
   /** Overrides of the context keys (tests, or a CDK app that embeds Floe). */
   config?: Partial<FloeContextInput>
   /** Handler sources relative to the project root; default functions/writer.ts, functions/committer.ts, functions/maintenance.ts. */
-  entries?: { writer?: string; committer?: string; maintenance?: string; replay?: string }
+  entries?: { writer?: string; committer?: string; maintenance?: string; replay?: string; restCatalog?: string }
 }
 
 /**
@@ -53,7 +54,11 @@ export class FloeStack extends Stack {
   readonly catalog: Catalog
   readonly kafka: KafkaSource
   readonly schedule: scheduler.Schedule
-  readonly maintenanceSchedule: scheduler.Schedule
+  /** Absent with catalog s3tables: S3 Tables compacts, expires snapshots and removes unreferenced files itself. */
+  readonly maintenanceSchedule?: scheduler.Schedule
+  /** The Iceberg REST endpoint over the DynamoDB catalog (context restEndpoint). */
+  readonly restCatalog?: FloeFunction
+  readonly restCatalogUrl?: lambda.FunctionUrl
   readonly monitoring: Monitoring
   readonly outputs: CfnOutput[]
 
@@ -81,7 +86,15 @@ export class FloeStack extends Stack {
     })
     const failedBatches = this.rawRecords.failedBatchesBucket
     this.control = new ControlTable(this, 'Control')
-    this.catalog = new Catalog(this, 'Catalog', c.catalog === 'glue' ? { kind: 'glue', database: c.glueDatabase! } : { kind: 'dynamodb', tableName: c.catalogTableName })
+    this.catalog = new Catalog(
+      this,
+      'Catalog',
+      c.catalog === 'glue'
+        ? { kind: 'glue', database: c.glueDatabase! }
+        : c.catalog === 's3tables'
+          ? { kind: 's3tables', bucketArn: c.tableBucketArn, bucketName: c.tableBucketName ?? `floe-${c.pipeline.toLowerCase().replace(/[^a-z0-9-]/g, '-')}`.slice(0, 63), namespace: c.tableNamespace! }
+          : { kind: 'dynamodb', tableName: c.catalogTableName },
+    )
 
     const shared = {
       FLOE_PIPELINE: c.pipeline,
@@ -164,7 +177,7 @@ export class FloeStack extends Stack {
     })
     acknowledgeWildcardResources(this, [`${this.committer.functionArn}:*`], 'The LambdaInvoke target grants invoke on the committer and its versions/aliases (ARN:*); it is one function.')
 
-    this.maintenanceSchedule = new scheduler.Schedule(this, 'MaintenanceSchedule', {
+    if (c.catalog !== 's3tables') this.maintenanceSchedule = new scheduler.Schedule(this, 'MaintenanceSchedule', {
       description: `Floe ${c.pipeline}: run table maintenance (compaction, snapshot expiry, orphan cleanup)`,
       schedule: scheduler.ScheduleExpression.expression(c.maintenanceSchedule),
       target: new targets.LambdaInvoke(this.maintenance, {
@@ -174,7 +187,22 @@ export class FloeStack extends Stack {
         maxEventAge: Duration.hours(1),
       }),
     })
-    acknowledgeWildcardResources(this, [`${this.maintenance.functionArn}:*`], 'The LambdaInvoke target grants invoke on the maintenance function and its versions/aliases (ARN:*); it is one function.')
+    if (this.maintenanceSchedule) acknowledgeWildcardResources(this, [`${this.maintenance.functionArn}:*`], 'The LambdaInvoke target grants invoke on the maintenance function and its versions/aliases (ARN:*); it is one function.')
+
+    if (c.restEndpoint) {
+      this.restCatalog = new FloeFunction(this, 'RestCatalog', {
+        entry: props.entries?.restCatalog ?? 'functions/rest-catalog.ts',
+        description: `Floe ${c.pipeline}: Iceberg REST catalog over the DynamoDB catalog (function URL, IAM auth)`,
+        memorySize: c.committerMemoryMb,
+        timeout: Duration.seconds(30),
+        logRetention,
+        serviceName: c.pipeline,
+        settings: shared,
+      })
+        .bindWarehouse(this.warehouse)
+        .bindCatalog(this.catalog)
+      this.restCatalogUrl = this.restCatalog.addFunctionUrl({ authType: lambda.FunctionUrlAuthType.AWS_IAM })
+    }
 
     const maxPending = Number(c.extraSettings.FLOE_MAX_PENDING_BATCHES ?? SETTINGS.FLOE_MAX_PENDING_BATCHES.parse(undefined))
     this.monitoring = new Monitoring(this, 'Monitoring', {
@@ -195,6 +223,8 @@ export class FloeStack extends Stack {
       ['DeadLetterUrl', this.rawRecords.deadLetterUrl, 'FLOE_DLQ'],
       ['ControlTableName', this.control.table.tableName, 'FLOE_CONTROL_TABLE'],
       ...(this.catalog.table ? [['CatalogTableName', this.catalog.table.tableName, 'FLOE_CATALOG_TABLE'] as [string, string, string]] : []),
+      ...(this.catalog.tableBucketArn ? [['TableBucketArn', this.catalog.tableBucketArn, 'S3 Tables warehouse (FLOE_REST_WAREHOUSE); engines: uri https://s3tables.<region>.amazonaws.com/iceberg, SigV4 signing name s3tables'] as [string, string, string]] : []),
+      ...(this.restCatalogUrl ? [['RestCatalogUrl', this.restCatalogUrl.url, 'Iceberg REST catalog URI (IAM auth: SigV4, signing name lambda)'] as [string, string, string]] : []),
       ['WriterFunctionName', this.writer.functionName],
       ['CommitterFunctionName', this.committer.functionName],
       ['MaintenanceFunctionName', this.maintenance.functionName],
@@ -227,7 +257,7 @@ export class FloeStack extends Stack {
 
   /** cdk-nag (AwsSolutions) findings that are deliberate, each with its reason. */
   private acknowledgeFindings(): void {
-    for (const fn of [this.writer, this.committer, this.maintenance, this.replay]) {
+    for (const fn of [this.writer, this.committer, this.maintenance, this.replay, ...(this.restCatalog ? [this.restCatalog] : [])]) {
       Validations.of(fn).acknowledge({
         id: 'AwsSolutions-L1',
         reason: 'nodejs22.x is the runtime Floe is built and tested for (esbuild target node22); moving to a newer runtime is a tested change, not a default.',

@@ -34,6 +34,8 @@ export const TableOptionsSchema = z
     kafkaMetadata: z
       .union([z.boolean(), z.array(z.enum(['topic', 'partition', 'offset', 'timestamp', 'key', 'headers']))])
       .default(false),
+    /** Format version of a table Floe creates: 2 (unset), or 3 (row lineage: every row gets a `_row_id`). Existing tables keep theirs. */
+    formatVersion: z.union([z.literal(2), z.literal(3)]).optional(),
     /** Table properties set when Floe creates the table (e.g. write.parquet.compression-codec). */
     properties: z.record(z.string(), z.string()).default({}),
     /**
@@ -127,11 +129,29 @@ export const SETTINGS = {
   /** Where table data and metadata go: s3://bucket/prefix or file:///path. */
   FLOE_WAREHOUSE: location,
   /** Catalog implementation. */
-  FLOE_CATALOG: z.enum(['dynamodb', 'glue']).default('dynamodb'),
+  FLOE_CATALOG: z.enum(['dynamodb', 'glue', 'rest']).default('dynamodb'),
   /** DynamoDB catalog table (Iceberg Java's DynamoDbCatalog default name). */
   FLOE_CATALOG_TABLE: z.string().min(3).max(255).default('iceberg'),
   /** Glue Data Catalog id (AWS account) when FLOE_CATALOG=glue; default: the caller's account. */
   FLOE_GLUE_CATALOG_ID: z.string().regex(/^\d{12}$/).optional(),
+  /** Iceberg REST catalog base URI when FLOE_CATALOG=rest (S3 Tables: https://s3tables.<region>.amazonaws.com/iceberg). */
+  FLOE_REST_URI: z.string().url().optional(),
+  /** `warehouse` sent to GET /v1/config: S3 Tables table-bucket ARN, Glue account id, Polaris catalog name. */
+  FLOE_REST_WAREHOUSE: z.string().min(1).optional(),
+  /** REST catalog authentication: none, sigv4, oauth2 (client credentials), bearer (token from FLOE_REST_SECRET_ARN). */
+  FLOE_REST_AUTH: z.enum(['none', 'sigv4', 'oauth2', 'bearer']).default('none'),
+  /** SigV4 signing name; default from the URI's host: s3tables, glue, lambda (function URLs), else execute-api. */
+  FLOE_REST_SIGNING_NAME: z.string().regex(/^[a-z0-9-]{2,64}$/).optional(),
+  /** SigV4 signing region; default the Lambda's region. */
+  FLOE_REST_SIGNING_REGION: z.string().regex(/^[a-z0-9-]{2,32}$/).optional(),
+  /** Secrets Manager secret: {"client_id","client_secret"} for oauth2, {"token"} (or the bare token) for bearer. */
+  FLOE_REST_SECRET_ARN: z.string().min(1).optional(),
+  /** OAuth2 token endpoint; default <FLOE_REST_URI>/v1/oauth/tokens. */
+  FLOE_REST_OAUTH2_URI: z.string().url().optional(),
+  /** OAuth2 scope requested with the client credentials. */
+  FLOE_REST_OAUTH2_SCOPE: z.string().min(1).default('catalog'),
+  /** Timeout of every REST catalog request (a commit that times out is commit-state-unknown). */
+  FLOE_REST_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(30_000),
   /** Routing of records to tables (JSON, see README "Routing"). */
   FLOE_ROUTES: jsonOf(RoutesSchema).prefault(JSON.stringify({ routes: [{ table: '{topic}' }] })),
   /** Dead-letter store (s3://bucket/prefix or file:///path); default `<warehouse>/_floe/dead-letters`. */
@@ -309,9 +329,11 @@ export interface FloeConfig {
   pipeline: string
   controlTable: string
   warehouse: string
-  catalog: 'dynamodb' | 'glue'
+  catalog: 'dynamodb' | 'glue' | 'rest'
   catalogTable: string
   glueCatalogId?: string
+  /** FLOE_REST_*: set when FLOE_CATALOG=rest. */
+  rest?: RestCatalogConfig
   routes: Routes
   dlq: string
   /** FLOE_FAILED_BATCHES: the on-failure destination's objects, for replay. */
@@ -383,6 +405,37 @@ export const DEFAULT_LIMITS: RecordLimits = {
   maxTablesPerBatch: 200,
 }
 
+export interface RestCatalogConfig {
+  uri: string
+  warehouse?: string
+  auth: 'none' | 'sigv4' | 'oauth2' | 'bearer'
+  signingName?: string
+  signingRegion?: string
+  secretArn?: string
+  oauth2Uri?: string
+  oauth2Scope: string
+  timeoutMs: number
+}
+
+function restConfig(p: Parsed): RestCatalogConfig | undefined {
+  if (p.FLOE_CATALOG !== 'rest') return undefined
+  if (!p.FLOE_REST_URI) throw new ConfigError('FLOE_REST_URI', 'required when FLOE_CATALOG=rest; not set')
+  if ((p.FLOE_REST_AUTH === 'oauth2' || p.FLOE_REST_AUTH === 'bearer') && !p.FLOE_REST_SECRET_ARN) {
+    throw new ConfigError('FLOE_REST_SECRET_ARN', `required when FLOE_REST_AUTH=${p.FLOE_REST_AUTH}; not set`)
+  }
+  return {
+    uri: p.FLOE_REST_URI.replace(/\/+$/, ''),
+    warehouse: p.FLOE_REST_WAREHOUSE,
+    auth: p.FLOE_REST_AUTH,
+    signingName: p.FLOE_REST_SIGNING_NAME,
+    signingRegion: p.FLOE_REST_SIGNING_REGION,
+    secretArn: p.FLOE_REST_SECRET_ARN,
+    oauth2Uri: p.FLOE_REST_OAUTH2_URI,
+    oauth2Scope: p.FLOE_REST_OAUTH2_SCOPE,
+    timeoutMs: p.FLOE_REST_TIMEOUT_MS,
+  }
+}
+
 /**
  * Parse the environment. Throws ConfigError naming the first bad or unknown variable.
  * `overrides` (same keys) win over `env`; the CLI uses them for local runs.
@@ -427,6 +480,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     catalog: p.FLOE_CATALOG,
     catalogTable: p.FLOE_CATALOG_TABLE,
     glueCatalogId: p.FLOE_GLUE_CATALOG_ID,
+    rest: restConfig(p),
     routes: p.FLOE_ROUTES,
     dlq: (p.FLOE_DLQ ?? `${p.FLOE_WAREHOUSE.replace(/\/+$/, '')}/_floe/dead-letters`).replace(/\/+$/, ''),
     failedBatches: (p.FLOE_FAILED_BATCHES ?? `${p.FLOE_WAREHOUSE.replace(/\/+$/, '')}/_floe/failed-batches`).replace(/\/+$/, ''),

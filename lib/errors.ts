@@ -53,6 +53,15 @@ export class CommitConflictError extends FloeError {
 /** The commit may or may not have happened (timeout after sending); do not retry blindly. */
 export class CommitStateUnknownError extends FloeError {}
 
+/** An Iceberg REST catalog refused or failed a request (HTTP status, the server's error type and message); 429 and 5xx reads are retryable. */
+export class CatalogRequestError extends FloeError {
+  readonly status?: number
+  constructor(message: string, options: { cause?: unknown; retryable?: boolean; status?: number } = {}) {
+    super(message, options)
+    this.status = options.status
+  }
+}
+
 /** The table (or namespace) does not exist in the catalog. */
 export class NoSuchTableError extends FloeError {}
 

@@ -4,8 +4,9 @@
  * from lib/control/table-def.ts and lib/catalog/table-def.ts, shared with `floe init`, so the
  * local and the AWS tables cannot differ.
  */
-import { RemovalPolicy, Stack } from 'aws-cdk-lib'
+import { RemovalPolicy, Stack, Validations } from 'aws-cdk-lib'
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb'
+import * as s3tables from 'aws-cdk-lib/aws-s3tables'
 import * as glue from 'aws-cdk-lib/aws-glue'
 import * as iam from 'aws-cdk-lib/aws-iam'
 import { Construct } from 'constructs'
@@ -64,14 +65,29 @@ export class ControlTable extends Construct {
   }
 }
 
-export type CatalogProps = { kind: 'dynamodb'; tableName?: string } | { kind: 'glue'; database: string }
+export type CatalogProps =
+  | { kind: 'dynamodb'; tableName?: string }
+  | { kind: 'glue'; database: string }
+  /** An S3 Tables table bucket (created when `bucketArn` is not given) and a namespace in it, through the S3 Tables Iceberg REST endpoint. */
+  | { kind: 's3tables'; bucketArn?: string; bucketName: string; namespace: string }
 
 /** Environment the functions need to reach the catalog. */
-export type CatalogSettings = { FLOE_CATALOG: 'dynamodb' | 'glue'; FLOE_CATALOG_TABLE?: string }
+export type CatalogSettings = {
+  FLOE_CATALOG: 'dynamodb' | 'glue' | 'rest'
+  FLOE_CATALOG_TABLE?: string
+  FLOE_REST_URI?: string
+  FLOE_REST_WAREHOUSE?: string
+  FLOE_REST_AUTH?: 'sigv4'
+  FLOE_REST_SIGNING_NAME?: string
+}
 
 export class Catalog extends Construct {
-  readonly kind: 'dynamodb' | 'glue'
+  readonly kind: 'dynamodb' | 'glue' | 's3tables'
   readonly table?: dynamodb.Table
+  /** catalog s3tables: the table bucket's ARN (created or given) and the namespace. */
+  readonly tableBucketArn?: string
+  readonly tableBucket?: s3tables.CfnTableBucket
+  readonly namespace?: string
   readonly database?: glue.CfnDatabase
   readonly databaseName?: string
 
@@ -80,6 +96,19 @@ export class Catalog extends Construct {
     this.kind = props.kind
     if (props.kind === 'dynamodb') {
       this.table = table(this, 'Table', CATALOG_TABLE, props.tableName)
+    } else if (props.kind === 's3tables') {
+      if (!props.bucketArn) {
+        // S3 Tables compacts, expires snapshots and removes unreferenced files itself (Floe's
+        // maintenance schedule is off for this catalog): turn its unreferenced-file removal on.
+        this.tableBucket = new s3tables.CfnTableBucket(this, 'TableBucket', {
+          tableBucketName: props.bucketName,
+          unreferencedFileRemoval: { status: 'Enabled', unreferencedDays: 3, noncurrentDays: 10 },
+        })
+      }
+      this.tableBucketArn = props.bucketArn ?? this.tableBucket!.attrTableBucketArn
+      this.namespace = props.namespace
+      const ns = new s3tables.CfnNamespace(this, 'Namespace', { tableBucketArn: this.tableBucketArn, namespace: props.namespace })
+      if (this.tableBucket) ns.addDependency(this.tableBucket)
     } else {
       this.databaseName = props.database
       this.database = new glue.CfnDatabase(this, 'Database', {
@@ -90,6 +119,10 @@ export class Catalog extends Construct {
   }
 
   get settings(): CatalogSettings {
+    if (this.kind === 's3tables') {
+      const region = Stack.of(this).region
+      return { FLOE_CATALOG: 'rest', FLOE_REST_URI: `https://s3tables.${region}.amazonaws.com/iceberg`, FLOE_REST_WAREHOUSE: this.tableBucketArn!, FLOE_REST_AUTH: 'sigv4', FLOE_REST_SIGNING_NAME: 's3tables' }
+    }
     return this.table ? { FLOE_CATALOG: 'dynamodb', FLOE_CATALOG_TABLE: this.table.tableName } : { FLOE_CATALOG: 'glue' }
   }
 
@@ -108,6 +141,22 @@ export class Catalog extends Construct {
           resources: [this.table.tableArn, `${this.table.tableArn}/index/${CATALOG_TABLE.indexes[0].name}`],
         }),
       )
+      return
+    }
+    if (this.kind === 's3tables') {
+      // The table bucket and its tables only (data access through the S3 API is authorised as
+      // s3tables:GetTableData / PutTableData on the table, so s3tables:* covers it).
+      const tablesOfBucket = `${this.tableBucketArn}/table/*`
+      grantee.grantPrincipal.addToPrincipalPolicy(
+        new iam.PolicyStatement({
+          sid: 'S3TablesCatalog',
+          actions: read ? ['s3tables:GetTableBucket', 's3tables:GetNamespace', 's3tables:GetTable', 's3tables:GetTableMetadataLocation', 's3tables:GetTableData'] : ['s3tables:*'],
+          resources: [this.tableBucketArn!, tablesOfBucket],
+        }),
+      )
+      const why = 'Tables are created at run time (auto-create from routes) in the one table bucket the stack names; s3tables:* is limited to that bucket and its tables.'
+      acknowledgeWildcardResources(policyScope(grantee), [tablesOfBucket], why)
+      if (!read) Validations.of(policyScope(grantee)).acknowledge({ id: 'AwsSolutions-IAM5[Action::s3tables:*]', reason: why })
       return
     }
     const stack = Stack.of(this)

@@ -8,7 +8,7 @@
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs'
 import { relative, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
-import { createCatalog } from '../catalog/index.js'
+import { createCatalog, listenRest } from '../catalog/index.js'
 import { createClients, endpointsFromEnv } from '../clients.js'
 import { loadConfig, parseRoutes, RoutesSchema, type FloeConfig, type Routes } from '../config.js'
 import { ConfigError } from '../errors.js'
@@ -42,7 +42,9 @@ options:
   --reset            delete the local state first
   --seed N           demo data seed (default: changes every run)
   --batch-size N     records per writer invocation (default 500)
-  --serve            keep the endpoints running after the summary (Ctrl-C to stop)
+  --serve            keep the endpoints running after the summary (Ctrl-C to stop), and serve
+                     the catalog as an Iceberg REST catalog on loopback
+  --rest-port N      port of that REST catalog (default 8181, the REST convention; taken: any)
   --quiet            no progress output
   --json             print the summary as one JSON line at the end (for scripts and tests)
 
@@ -62,6 +64,7 @@ const START_OPTIONS = {
   seed: { type: 'string' },
   'batch-size': { type: 'string', default: '500' },
   serve: { type: 'boolean', default: false },
+  'rest-port': { type: 'string', default: '8181' },
   quiet: { type: 'boolean', default: false },
   json: { type: 'boolean', default: false },
 } as const
@@ -80,6 +83,7 @@ interface Plan {
   s3: boolean
   reset: boolean
   serve: boolean
+  restPort: number
   quiet: boolean
   json: boolean
   /** The FLOE_* settings of the run, saved for the other commands (lib/local/state.ts). */
@@ -113,7 +117,8 @@ export function plan(argv: string[], env: NodeJS.ProcessEnv = process.env): Plan
   const settings: Record<string, string> = { ...overrides }
   for (const [k, v] of Object.entries(env)) if (k.startsWith('FLOE_') && v) settings[k] = v
   delete settings.FLOE_WAREHOUSE
-  return { dir, warehouse, config, routes, source, batchSize, s3: values.s3!, reset: values.reset!, serve, quiet: values.quiet!, json: values.json!, settings, kafka }
+  const restPort = count('--rest-port', values['rest-port']!, 0)
+  return { dir, warehouse, config, routes, source, batchSize, s3: values.s3!, reset: values.reset!, serve, restPort, quiet: values.quiet!, json: values.json!, settings, kafka }
 }
 
 export const startCommand: Command = {
@@ -202,13 +207,16 @@ export const startCommand: Command = {
         out(JSON.stringify({ produced, poison, malformed: p.source.kind === 'input' ? bad.count : 0, deadLetters: dead.total, newDeadLetters: dead.total - deadBefore, deadLettersByStage: Object.fromEntries(dead.byReason), tables: after.map((t) => ({ ...t, addedRows: t.rows - (prior.get(t.table) ?? 0) })) }))
       }
       if (p.serve) {
-        writeServeInfo(p.dir, { pid: process.pid, dynamodb: endpoints.dynamodb, s3: endpoints.s3 })
+        const rest = await listenRest(catalog, { port: p.restPort }).catch(() => listenRest(catalog, { port: 0 }))
+        writeServeInfo(p.dir, { pid: process.pid, dynamodb: endpoints.dynamodb, s3: endpoints.s3, rest: rest.uri })
+        out(`REST catalog: ${rest.uri} (PyIceberg: load_catalog("floe", **{"type": "rest", "uri": "${rest.uri}"}); Spark: spark.sql.catalog.rest.type=rest, spark.sql.catalog.rest.uri=${rest.uri})`)
         for (const line of serveInstructions(config, endpoints, after[0])) out(line)
         // Keep the process alive (the endpoint processes are unref'd) until Ctrl-C or SIGTERM.
         const alive = setInterval(() => undefined, 60_000)
         await interrupted
         clearInterval(alive)
         removeServeInfo(p.dir)
+        await rest.close()
         out('stopping the endpoints…')
       }
       return 0

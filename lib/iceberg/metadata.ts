@@ -44,8 +44,10 @@ export interface NewTableOptions {
   schema: Schema
   spec?: PartitionSpec
   sortOrder?: SortOrder
+  /** `format-version` here is Iceberg's reserved create-time property (as Iceberg Java reads it): it picks the version and is not stored. */
   properties?: Record<string, string>
-  formatVersion?: 2
+  /** 2 (default) or 3 (row lineage: `next-row-id`; appends then assign row ids, append.ts). */
+  formatVersion?: 2 | 3
   tableUuid?: string
   nowMs?: number
 }
@@ -57,12 +59,16 @@ const maxFieldId = (t: IcebergType): number => {
   return Math.max(t['key-id'], t['value-id'], maxFieldId(t.key), maxFieldId(t.value))
 }
 
-/** A fresh v2 table with no snapshots. Field ids in schema and spec are taken as given. */
+/** A fresh v2 (or v3) table with no snapshots. Field ids in schema and spec are taken as given. */
 export function newTableMetadata(opts: NewTableOptions): TableMetadata {
   const spec = opts.spec ?? { 'spec-id': 0, fields: [] }
   const sortOrder = opts.sortOrder ?? { 'order-id': 0, fields: [] }
+  const { 'format-version': requested, ...properties } = opts.properties ?? {}
+  if (requested !== undefined && requested !== '2' && requested !== '3') fail(`table ${opts.location}: format-version ${JSON.stringify(requested)} cannot be created (2 or 3)`)
+  const formatVersion = opts.formatVersion ?? (requested === '3' ? 3 : 2)
   return {
-    'format-version': opts.formatVersion ?? 2,
+    'format-version': formatVersion,
+    ...(formatVersion >= 3 ? { 'next-row-id': 0n } : {}),
     'table-uuid': opts.tableUuid ?? randomUUID(),
     location: opts.location.replace(/\/+$/, ''),
     'last-sequence-number': 0n,
@@ -75,7 +81,7 @@ export function newTableMetadata(opts: NewTableOptions): TableMetadata {
     'last-partition-id': Math.max(999, ...spec.fields.map((f) => f['field-id'])),
     'default-sort-order-id': sortOrder['order-id'],
     'sort-orders': [sortOrder],
-    properties: { ...opts.properties },
+    properties,
     // -1, not null: what Iceberg-Java writes, and what older Java readers (getLong) require.
     'current-snapshot-id': -1n,
     refs: {},

@@ -20,6 +20,8 @@ export interface ServeInfo {
   pid: number
   dynamodb: string
   s3: string
+  /** The Iceberg REST catalog `--serve` serves. */
+  rest?: string
 }
 
 export function saveLocalState(dir: string, state: LocalState): void {

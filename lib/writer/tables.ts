@@ -237,7 +237,9 @@ export class TableSet {
         this.#namespaces.set(id.namespace, ns)
       }
       await ns
-      const created = await catalog.createTable(id, { schema, spec, properties: options.properties })
+      // formatVersion travels as Iceberg's reserved create-time property `format-version` (every catalog, REST included, reads it).
+      const properties = options.formatVersion === undefined ? options.properties : { ...options.properties, 'format-version': String(options.formatVersion) }
+      const created = await catalog.createTable(id, { schema, spec, properties })
       const state = stateOf(name, id, options, kafka, created.metadata, created.metadataLocation)
       state.created = true
       return state

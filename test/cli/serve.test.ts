@@ -46,6 +46,13 @@ describe('floe start --serve', () => {
       expect(out).toMatch(/spark\.sql\.catalog\.floe\.dynamodb\.endpoint=http:\/\/127\.0\.0\.1:\d+/)
       expect(out).toMatch(/load_catalog\("floe", .*"dynamodb\.endpoint": "http:\/\/127\.0\.0\.1:\d+"/)
       expect(out).toMatch(/iceberg_scan\('.*demo\.db\/clicks\/metadata\/.*\.metadata\.json'\)/)
+      // The catalog as an Iceberg REST catalog on loopback.
+      const restUri = /^REST catalog: (http:\/\/127\.0\.0\.1:\d+) /m.exec(out)?.[1]
+      expect(restUri).toBeDefined()
+      const namespaces = (await (await fetch(`${restUri}/v1/namespaces`)).json()) as { namespaces: string[][] }
+      expect(namespaces.namespaces).toContainEqual(['demo'])
+      const clicks = (await (await fetch(`${restUri}/v1/namespaces/demo/tables/clicks`)).json()) as { 'metadata-location': string }
+      expect(clicks['metadata-location']).toMatch(/demo\.db\/clicks\/metadata\/.*\.metadata\.json$/)
       // Still up a moment later (it used to exit at once with code 13).
       await new Promise((r) => setTimeout(r, 2_000))
       expect(child.exitCode).toBeNull()

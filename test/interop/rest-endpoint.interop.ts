@@ -1,0 +1,85 @@
+/**
+ * Floe's REST endpoint (lib/catalog/rest-server over the DynamoDB catalog) judged by PyIceberg's
+ * REST catalog: PyIceberg reads a table Floe wrote, appends to it, and creates and fills a table of
+ * its own, all through the endpoint; Spark's REST catalog appends through it too; Floe's REST
+ * client reads what they wrote, Floe's committer appends after PyIceberg, and Spark's
+ * DynamoDbCatalog sees the same table.
+ */
+import { spawnSync } from 'node:child_process'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { listenRest, noAuth, RestCatalog, type ServingRest } from '../../lib/catalog/index.js'
+import { liveDataFiles } from '../../lib/iceberg/scan.js'
+import { skipReason, startEngines, type Engines } from './engine.js'
+import { commitExactly, startFloe, type Floe } from './floe.js'
+
+const here = dirname(fileURLToPath(import.meta.url))
+const events = (from: number, n: number) => Array.from({ length: n }, (_, i) => ({ topic: 'events', partition: 0, offset: from + i, value: { id: from + i, name: `f${from + i}` } }))
+
+function pyiceberg(uri: string, op: string, table: string, ids?: number[]): Record<string, unknown> {
+  const run = spawnSync(process.env.FLOE_INTEROP_PYTHON!, [join(here, 'rest_pyiceberg.py'), JSON.stringify({ uri, op, table, ids })], {
+    encoding: 'utf8',
+    timeout: 180_000,
+    env: { ...process.env, AWS_REQUEST_CHECKSUM_CALCULATION: 'WHEN_REQUIRED', AWS_RESPONSE_CHECKSUM_VALIDATION: 'WHEN_REQUIRED' },
+  })
+  if (run.status !== 0) throw new Error(`rest_pyiceberg.py ${op} ${table} failed (${run.status}): ${run.stderr.slice(-4000)}`)
+  return JSON.parse(run.stdout.trim().split('\n').pop()!) as Record<string, unknown>
+}
+
+describe.skipIf(skipReason)("PyIceberg's REST catalog through Floe's endpoint", () => {
+  let floe: Floe
+  let serving: ServingRest
+  let engines: Engines
+  const floeRest = () => new RestCatalog({ uri: serving.uri, auth: noAuth, timeoutMs: 30_000 })
+
+  beforeAll(async () => {
+    floe = await startFloe({ FLOE_ROUTES: JSON.stringify({ defaultNamespace: 'db', routes: [{ topic: 'events', table: 'events' }] }) })
+    await floe.write(events(0, 5))
+    await commitExactly(floe, 5)
+    serving = await listenRest(floe.catalog)
+    engines = startEngines({ catalogTable: floe.deps.config.catalogTable, warehouse: floe.warehouse })
+  })
+  afterAll(async () => {
+    await serving?.close()
+    await engines?.close()
+  })
+
+  it('reads what Floe wrote, appends to it; Floe commits after it; Spark (DynamoDbCatalog) and Floe read every row once', async () => {
+    expect(pyiceberg(serving.uri, 'scan', 'db.events')).toMatchObject({ ids: [0, 1, 2, 3, 4], snapshots: 1 })
+    pyiceberg(serving.uri, 'append', 'db.events', [100, 101])
+    await floe.write(events(5, 2))
+    await commitExactly(floe, 2)
+    const want = [0, 1, 2, 3, 4, 5, 6, 100, 101]
+    expect(pyiceberg(serving.uri, 'scan', 'db.events')).toMatchObject({ ids: want, snapshots: 3 })
+    const spark = await engines.spark('SELECT id FROM floe.db.events ORDER BY id')
+    expect(spark.rows.map((r) => Number(r.id))).toEqual(want)
+    const loaded = await floeRest().loadTable({ namespace: 'db', name: 'events' })
+    expect((await liveDataFiles(floe.io, loaded.metadata)).reduce((n, e) => n + e.dataFile.recordCount, 0)).toBe(want.length)
+  })
+
+  it("Spark's REST catalog appends through the endpoint and reads every row; Floe's client reads what it wrote", async () => {
+    const run = spawnSync(process.env.FLOE_INTEROP_PYTHON!, [join(here, 'rest_spark.py'), JSON.stringify({ uri: serving.uri, table: 'db.events', insert: [200, 201] })], {
+      encoding: 'utf8',
+      timeout: 400_000,
+      env: { ...process.env, AWS_REQUEST_CHECKSUM_CALCULATION: 'WHEN_REQUIRED', AWS_RESPONSE_CHECKSUM_VALIDATION: 'WHEN_REQUIRED', SPARK_LOCAL_IP: '127.0.0.1', PYSPARK_SUBMIT_ARGS: '--conf spark.ui.enabled=false pyspark-shell' },
+    })
+    if (run.status !== 0) throw new Error(`rest_spark.py failed (${run.status}): ${run.stderr.slice(-4000)}`)
+    const want = [0, 1, 2, 3, 4, 5, 6, 100, 101, 200, 201]
+    expect((JSON.parse(run.stdout.trim().split('\n').pop()!) as { ids: number[] }).ids).toEqual(want)
+    const loaded = await floeRest().loadTable({ namespace: 'db', name: 'events' })
+    expect((await liveDataFiles(floe.io, loaded.metadata)).reduce((n, e) => n + e.dataFile.recordCount, 0)).toBe(want.length)
+    expect(pyiceberg(serving.uri, 'scan', 'db.events')).toMatchObject({ ids: want })
+  })
+
+  it('a table PyIceberg creates and fills through the endpoint is a DynamoDB catalog row that Floe reads and appends to', async () => {
+    const made = pyiceberg(serving.uri, 'create_append', 'db.py_made', [1, 2, 3])
+    expect(made.location).toBe(`${floe.warehouse}/db.db/py_made`)
+    const viaRest = await floeRest().loadTable({ namespace: 'db', name: 'py_made' })
+    const viaDdb = await floe.catalog.loadTable({ namespace: 'db', name: 'py_made' })
+    expect(viaRest.metadataLocation).toBe(viaDdb.metadataLocation)
+    expect((await liveDataFiles(floe.io, viaRest.metadata)).reduce((n, e) => n + e.dataFile.recordCount, 0)).toBe(3)
+    const spark = await engines.spark('SELECT id, name FROM floe.db.py_made ORDER BY id')
+    expect(spark.rows).toEqual([{ id: 1, name: 'py1' }, { id: 2, name: 'py2' }, { id: 3, name: 'py3' }])
+  })
+})
