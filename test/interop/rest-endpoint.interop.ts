@@ -5,7 +5,7 @@
  * client reads what they wrote, Floe's committer appends after PyIceberg, and Spark's
  * DynamoDbCatalog sees the same table.
  */
-import { spawnSync } from 'node:child_process'
+import { execFile } from 'node:child_process'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -17,15 +17,26 @@ import { commitExactly, startFloe, type Floe } from './floe.js'
 const here = dirname(fileURLToPath(import.meta.url))
 const events = (from: number, n: number) => Array.from({ length: n }, (_, i) => ({ topic: 'events', partition: 0, offset: from + i, value: { id: from + i, name: `f${from + i}` } }))
 
-function pyiceberg(uri: string, op: string, table: string, ids?: number[]): Record<string, unknown> {
-  const run = spawnSync(process.env.FLOE_INTEROP_PYTHON!, [join(here, 'rest_pyiceberg.py'), JSON.stringify({ uri, op, table, ids })], {
-    encoding: 'utf8',
-    timeout: 180_000,
-    env: { ...process.env, AWS_REQUEST_CHECKSUM_CALCULATION: 'WHEN_REQUIRED', AWS_RESPONSE_CHECKSUM_VALIDATION: 'WHEN_REQUIRED' },
+/**
+ * Runs a Python script and returns its last stdout line as JSON. Asynchronous on purpose: Floe's
+ * endpoint is served from this process, so a synchronous spawn would block the event loop that
+ * has to answer the script's requests.
+ */
+function python(script: string, arg: unknown, timeout: number, env: Record<string, string> = {}): Promise<Record<string, unknown>> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      process.env.FLOE_INTEROP_PYTHON!,
+      [join(here, script), JSON.stringify(arg)],
+      { encoding: 'utf8', timeout, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, AWS_REQUEST_CHECKSUM_CALCULATION: 'WHEN_REQUIRED', AWS_RESPONSE_CHECKSUM_VALIDATION: 'WHEN_REQUIRED', ...env } },
+      (err, stdout, stderr) => {
+        if (err) reject(new Error(`${script} ${JSON.stringify(arg).slice(0, 200)} failed (${err.code ?? err.signal}): ${stderr.slice(-4000)}`))
+        else resolve(JSON.parse(stdout.trim().split('\n').pop()!) as Record<string, unknown>)
+      },
+    )
   })
-  if (run.status !== 0) throw new Error(`rest_pyiceberg.py ${op} ${table} failed (${run.status}): ${run.stderr.slice(-4000)}`)
-  return JSON.parse(run.stdout.trim().split('\n').pop()!) as Record<string, unknown>
 }
+
+const pyiceberg = (uri: string, op: string, table: string, ids?: number[]) => python('rest_pyiceberg.py', { uri, op, table, ids }, 180_000)
 
 describe.skipIf(skipReason)("PyIceberg's REST catalog through Floe's endpoint", () => {
   let floe: Floe
@@ -46,12 +57,12 @@ describe.skipIf(skipReason)("PyIceberg's REST catalog through Floe's endpoint", 
   })
 
   it('reads what Floe wrote, appends to it; Floe commits after it; Spark (DynamoDbCatalog) and Floe read every row once', async () => {
-    expect(pyiceberg(serving.uri, 'scan', 'db.events')).toMatchObject({ ids: [0, 1, 2, 3, 4], snapshots: 1 })
-    pyiceberg(serving.uri, 'append', 'db.events', [100, 101])
+    expect(await pyiceberg(serving.uri, 'scan', 'db.events')).toMatchObject({ ids: [0, 1, 2, 3, 4], snapshots: 1 })
+    await pyiceberg(serving.uri, 'append', 'db.events', [100, 101])
     await floe.write(events(5, 2))
     await commitExactly(floe, 2)
     const want = [0, 1, 2, 3, 4, 5, 6, 100, 101]
-    expect(pyiceberg(serving.uri, 'scan', 'db.events')).toMatchObject({ ids: want, snapshots: 3 })
+    expect(await pyiceberg(serving.uri, 'scan', 'db.events')).toMatchObject({ ids: want, snapshots: 3 })
     const spark = await engines.spark('SELECT id FROM floe.db.events ORDER BY id')
     expect(spark.rows.map((r) => Number(r.id))).toEqual(want)
     const loaded = await floeRest().loadTable({ namespace: 'db', name: 'events' })
@@ -59,21 +70,16 @@ describe.skipIf(skipReason)("PyIceberg's REST catalog through Floe's endpoint", 
   })
 
   it("Spark's REST catalog appends through the endpoint and reads every row; Floe's client reads what it wrote", async () => {
-    const run = spawnSync(process.env.FLOE_INTEROP_PYTHON!, [join(here, 'rest_spark.py'), JSON.stringify({ uri: serving.uri, table: 'db.events', insert: [200, 201] })], {
-      encoding: 'utf8',
-      timeout: 400_000,
-      env: { ...process.env, AWS_REQUEST_CHECKSUM_CALCULATION: 'WHEN_REQUIRED', AWS_RESPONSE_CHECKSUM_VALIDATION: 'WHEN_REQUIRED', SPARK_LOCAL_IP: '127.0.0.1', PYSPARK_SUBMIT_ARGS: '--conf spark.ui.enabled=false pyspark-shell' },
-    })
-    if (run.status !== 0) throw new Error(`rest_spark.py failed (${run.status}): ${run.stderr.slice(-4000)}`)
+    const spark = await python('rest_spark.py', { uri: serving.uri, table: 'db.events', insert: [200, 201] }, 400_000, { SPARK_LOCAL_IP: '127.0.0.1', PYSPARK_SUBMIT_ARGS: '--conf spark.ui.enabled=false pyspark-shell' })
     const want = [0, 1, 2, 3, 4, 5, 6, 100, 101, 200, 201]
-    expect((JSON.parse(run.stdout.trim().split('\n').pop()!) as { ids: number[] }).ids).toEqual(want)
+    expect(spark.ids).toEqual(want)
     const loaded = await floeRest().loadTable({ namespace: 'db', name: 'events' })
     expect((await liveDataFiles(floe.io, loaded.metadata)).reduce((n, e) => n + e.dataFile.recordCount, 0)).toBe(want.length)
-    expect(pyiceberg(serving.uri, 'scan', 'db.events')).toMatchObject({ ids: want })
+    expect(await pyiceberg(serving.uri, 'scan', 'db.events')).toMatchObject({ ids: want })
   })
 
   it('a table PyIceberg creates and fills through the endpoint is a DynamoDB catalog row that Floe reads and appends to', async () => {
-    const made = pyiceberg(serving.uri, 'create_append', 'db.py_made', [1, 2, 3])
+    const made = await pyiceberg(serving.uri, 'create_append', 'db.py_made', [1, 2, 3])
     expect(made.location).toBe(`${floe.warehouse}/db.db/py_made`)
     const viaRest = await floeRest().loadTable({ namespace: 'db', name: 'py_made' })
     const viaDdb = await floe.catalog.loadTable({ namespace: 'db', name: 'py_made' })
