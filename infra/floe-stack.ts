@@ -134,7 +134,7 @@ export class FloeStack extends Stack {
 
     this.maintenance = new FloeFunction(this, 'Maintenance', {
       entry: props.entries?.maintenance ?? 'functions/maintenance.ts',
-      description: `Floe ${c.pipeline}: compacts small files, expires snapshots, removes orphan files`,
+      description: `Floe ${c.pipeline}: compacts small files, rewrites small manifests, expires snapshots, removes orphan files`,
       memorySize: c.committerMemoryMb,
       timeout: MAINTENANCE_TIMEOUT,
       logRetention,
@@ -178,7 +178,7 @@ export class FloeStack extends Stack {
     acknowledgeWildcardResources(this, [`${this.committer.functionArn}:*`], 'The LambdaInvoke target grants invoke on the committer and its versions/aliases (ARN:*); it is one function.')
 
     if (c.catalog !== 's3tables') this.maintenanceSchedule = new scheduler.Schedule(this, 'MaintenanceSchedule', {
-      description: `Floe ${c.pipeline}: run table maintenance (compaction, snapshot expiry, orphan cleanup)`,
+      description: `Floe ${c.pipeline}: run table maintenance (compaction, manifest rewrite, snapshot expiry, orphan cleanup)`,
       schedule: scheduler.ScheduleExpression.expression(c.maintenanceSchedule),
       target: new targets.LambdaInvoke(this.maintenance, {
         input: scheduler.ScheduleTargetInput.fromObject({ source: 'floe.schedule', pipeline: c.pipeline }),
