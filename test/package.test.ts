@@ -12,6 +12,7 @@ const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { dependencies: 
 
 /** What each runtime dependency is for; adding one means adding it here, with a reason. */
 const ALLOWED: Record<string, string> = {
+  '@aws-crypto/sha256-js': 'SHA-256 for SigV4 signing of REST catalog requests',
   '@aws-lambda-powertools/logger': 'structured logs',
   '@aws-lambda-powertools/metrics': 'EMF metrics',
   '@aws-sdk/client-cloudformation': 'floe --stack NAME reads the deployed stack\'s outputs (CLI only, loaded on demand)',
@@ -20,6 +21,7 @@ const ALLOWED: Record<string, string> = {
   '@aws-sdk/client-s3': 'FileIO for s3://',
   '@aws-sdk/client-secrets-manager': 'schema registry credentials',
   '@aws-sdk/lib-dynamodb': 'document client for the control table',
+  '@smithy/signature-v4': 'SigV4 signing of REST catalog requests (s3tables, glue, execute-api)',
   '@middy/core': 'Lambda handler middleware (6.x: 7.x needs Node 22)',
   'apache-arrow': 'columnar building before Parquet',
   avsc: 'Avro manifests and Avro record values',
@@ -40,9 +42,9 @@ function* sources(dir: string): Generator<string> {
   }
 }
 
-/** Bare module specifiers imported (statically or dynamically) by a file. */
+/** Bare module specifiers imported (statically or dynamically) by a file; `import type` is erased, so it does not count. */
 function imports(file: string): string[] {
-  const text = readFileSync(file, 'utf8')
+  const text = readFileSync(file, 'utf8').replace(/^import type [^;\n]*\n/gm, '')
   const out: string[] = []
   for (const m of text.matchAll(/(?:from\s+|import\s*\(\s*|require\(\s*)'([^'.][^']*)'/g)) out.push(m[1]!)
   return out
