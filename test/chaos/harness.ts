@@ -55,6 +55,15 @@ export const FAULTS = [
   'replay-twice',
 ] as const
 export type Fault = (typeof FAULTS)[number]
+const COMMITTER_FAULTS: Fault[] = [
+  'committer-kill-before-swap',
+  'committer-kill-after-swap',
+  'committer-kill-while-marking',
+  'concurrent-committers',
+  'lease-expiry-before-swap',
+  'lease-expiry-after-swap',
+  'foreign-append',
+]
 const MAINTENANCE_FAULTS: Fault[] = ['maintenance-kill-during-compaction', 'maintenance-kill-during-expiry', 'compaction-races-committer', 'expiry-with-pending']
 /** What the maintenance container is asked to do in a schedule (orphans: the harness's own step). */
 const MAINTAIN = { tasks: ['compact', 'manifests', 'expire'] }
@@ -554,6 +563,11 @@ export async function runSchedule(env: HarnessEnv, fleet: Fleet, seed: number, i
     }
     disarm()
   }
+
+  // A schedule with fewer writer calls than `commitEvery` ran no committer yet: its committer
+  // faults get their chance here, while batches are certainly pending.
+  const committerFaults = COMMITTER_FAULTS.filter((f) => pending.has(f))
+  if (committerFaults.length > 0 && (await pendingBatches(env)) > 0) await runCommitter()
 
   // Settle: run committers without faults until nothing is pending.
   // A committer killed mid-commit leaves its lease until the TTL (2 s here) runs out, and a run
