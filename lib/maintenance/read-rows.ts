@@ -14,8 +14,8 @@ import { brotliDecompressSync, gunzipSync } from 'node:zlib'
 import { decompress as zstdDecompress } from 'fzstd'
 import { parquetMetadataAsync, parquetReadObjects, parquetSchema, type AsyncBuffer, type FileMetaData } from 'hyparquet'
 import { IcebergError } from '../errors.js'
-import { isList, isMap, isStruct, type IcebergType, type StructType } from '../schema/types.js'
-import type { Row } from '../writer/columnar/index.js'
+import { isList, isMap, isStruct, type IcebergType, type NestedField, type StructType } from '../schema/types.js'
+import { compileCoercer, type Row } from '../writer/columnar/index.js'
 import type { FileIO } from '../io/types.js'
 
 /** A table or file compaction cannot rewrite exactly; the message names the column. */
@@ -112,20 +112,42 @@ function struct(type: StructType, node: Tree, path: string): Convert {
     const child = childById(node, f.id)
     const p = path ? `${path}.${f.name}` : f.name
     if (!child) {
-      if (f.required) throw new CompactionUnsupportedError(`column ${p}: required but missing from a file written before it was added`)
-      return { name: f.name, source: undefined, conv: undefined }
+      const missing = initialDefault(f, p)
+      if (missing === null && f.required) throw new CompactionUnsupportedError(`column ${p}: required but missing from a file written before it was added`)
+      return { name: f.name, source: undefined, conv: undefined, missing }
     }
-    return { name: f.name, source: child.element.name, conv: compile(f.type, child, p) }
+    return { name: f.name, source: child.element.name, conv: compile(f.type, child, p), missing: null }
   })
   return (v) => {
     if (v === null || v === undefined) return null
     const rec = v as Record<string, unknown>
     const out: Row = {}
     for (const f of fields) {
-      const x = f.source === undefined ? null : rec[f.source]
+      if (f.source === undefined) {
+        out[f.name] = f.missing
+        continue
+      }
+      const x = rec[f.source]
       out[f.name] = x === null || x === undefined ? null : f.conv!(x)
     }
     return out
+  }
+}
+
+/**
+ * What a file written before a field was added holds for it: the field's v3 `initial-default`
+ * (null without one), in the builder's representation. The JSON single-value form is converted
+ * by the writer's own coercion (as for `write-default`), so compaction writes exactly the value
+ * every reader returns for the old file; a default it cannot convert skips the table.
+ */
+function initialDefault(field: NestedField, path: string): unknown {
+  const raw = field['initial-default']
+  if (raw === undefined || raw === null) return null
+  const one: StructType = { type: 'struct', fields: [{ ...field, 'write-default': raw }] }
+  try {
+    return compileCoercer(one, { table: path })({}).row[field.name] ?? null
+  } catch (err) {
+    throw new CompactionUnsupportedError(`column ${path}: initial-default ${JSON.stringify(raw)} cannot be converted exactly (${(err as Error).message})`)
   }
 }
 
