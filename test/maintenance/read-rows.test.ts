@@ -10,7 +10,6 @@ import { encodeParquet } from '../../lib/writer/columnar/index.js'
 
 const OLD: StructType = {
   type: 'struct',
-  'schema-id': 0,
   fields: [{ id: 1, name: 'id', required: true, type: 'long' }],
 }
 
@@ -28,7 +27,6 @@ describe('compaction reads columns a file lacks', () => {
   it('as the field initial-default, converted exactly, and null without one', async () => {
     const current: StructType = {
       ...OLD,
-      'schema-id': 1,
       fields: [
         ...OLD.fields,
         { id: 2, name: 'region', required: true, type: 'string', 'initial-default': 'eu-west-1', 'write-default': 'us-east-1' },
