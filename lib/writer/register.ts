@@ -7,6 +7,7 @@
  */
 import { FencedError, IcebergError, RecordError, SchemaError } from '../errors.js'
 import { registerBatches } from '../control/batches.js'
+import { withTransactionBudget } from '../control/index.js'
 import type { OffsetRange, PendingBatchInput } from '../control/types.js'
 import type { DataFile } from '../iceberg/types.js'
 import type { EventPartition } from '../kafka/partitions.js'
@@ -16,7 +17,6 @@ import { partitionKeyOf, type BufferPool } from './buffers.js'
 import { writeDeadLetters, type DeadLetter } from './dead-letters.js'
 import { WrittenFiles } from './files.js'
 import type { TableSet, TableState } from './tables.js'
-import { withTransactionBudget } from './tx-budget.js'
 import type { ReplayOptions, TableWriteResult, WriteResult, WriterDeps } from './types.js'
 
 /** One record of the batch after decoding and routing. */
