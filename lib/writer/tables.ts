@@ -56,8 +56,8 @@ export interface TableState {
   failure?: string
   created?: boolean
   evolvedToSchemaId?: number
-  /** Records whose writer schema asks for a change the spec forbids: their dead-letter reasons, by decoded value. */
-  rejected?: Map<object, string>
+  /** Records whose writer schema asks for a change the spec forbids: their dead-letter reasons, by record. */
+  rejected?: Map<KafkaRecord, string>
   unknownFieldsIgnored: number
   partitionPath(tuple: PartitionTuple): string
   coerce: Coercer
@@ -100,10 +100,10 @@ export class TableSet {
     let state: TableState
     // A value field named like the metadata column would become a second `_kafka` field (or be
     // overwritten): such a record is a dead letter for this table and shapes nothing.
-    const usable = kafka.length ? samples.filter((s) => !(KAFKA_COLUMN in s.value) || !this.#reject(name, s.value, reservedReason(name))) : samples
+    const usable = kafka.length ? samples.filter((s) => !(KAFKA_COLUMN in s.value) || !this.#reject(name, s.record, reservedReason(name))) : samples
     try {
       state = await this.#loadOrCreate(name, id, options, kafka, usable)
-      if (options.evolveSchema) await this.#evolve(state, usable.filter((s) => this.#rejection(name, s.value) === undefined))
+      if (options.evolveSchema) await this.#evolve(state, usable.filter((s) => this.#rejection(name, s.record) === undefined))
     } catch (err) {
       if (!(err instanceof SchemaError || err instanceof NoSuchTableError)) throw err
       state = failed(name, id, options, kafka, err.message)
@@ -124,23 +124,23 @@ export class TableSet {
   }
 
   /** Records the table refused while it was prepared (reserved names, past the column limit), with the reason. */
-  readonly #rejected = new Map<string, WeakMap<object, string>>()
+  readonly #rejected = new Map<string, WeakMap<KafkaRecord, string>>()
 
-  /** Remember that `value` is a dead letter for `table`; returns true (for filters). */
-  #reject(table: string, value: object, reason: string): true {
+  /** Remember that `record` is a dead letter for `table`; returns true (for filters). */
+  #reject(table: string, record: KafkaRecord, reason: string): true {
     let m = this.#rejected.get(table)
     if (!m) this.#rejected.set(table, (m = new WeakMap()))
-    m.set(value, reason)
+    m.set(record, reason)
     return true
   }
 
-  #rejection(table: string, value: object): string | undefined {
-    return this.#rejected.get(table)?.get(value)
+  #rejection(table: string, record: KafkaRecord): string | undefined {
+    return this.#rejected.get(table)?.get(record)
   }
 
   /** A record as a row of the table's current schema (throws RecordError for a bad value). */
   buildRow(state: TableState, record: KafkaRecord, value: Record<string, unknown>, exact?: () => Record<string, unknown>): { row: Record<string, unknown>; partition: PartitionTuple } {
-    const rejected = this.#rejection(state.name, value) ?? state.rejected?.get(value)
+    const rejected = this.#rejection(state.name, record) ?? state.rejected?.get(record)
     if (rejected !== undefined) throw new RecordError(rejected)
     if (state.kafka.length && KAFKA_COLUMN in value) throw new RecordError(reservedReason(state.name))
     const input = this.#input(state, record, value)
@@ -265,7 +265,7 @@ export class TableSet {
         for (const c of added) union.add(c)
         return true
       }
-      return !this.#reject(name, s.value, `table ${name}: record would bring the new table to ${union.size + added.length} columns, more than FLOE_MAX_COLUMNS=${max}`)
+      return !this.#reject(name, s.record, `table ${name}: record would bring the new table to ${union.size + added.length} columns, more than FLOE_MAX_COLUMNS=${max}`)
     })
   }
 
@@ -304,7 +304,7 @@ export class TableSet {
       applyColumnHints(inferSchema(this.#literalValues(values.map((v) => bySample.get(v)!)), { maxDepth }), state.options.columns)
     for (let attempt = 0; ; attempt++) {
       const plan = planEvolution(tableView(state), input, infer)
-      state.rejected = plan.rejected
+      state.rejected = new Map([...plan.rejected].map(([value, reason]) => [bySample.get(value)!.record, reason]))
       let target = plan.target
       if (state.kafka.length && !hasKafkaColumn(target ?? state.schema)) {
         const base = target ?? state.schema
