@@ -1,7 +1,6 @@
 /** Values passed between the writer, the committer and the control table. */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb'
 import type { FloeConfig } from '../config.js'
-import type { DataFile } from '../iceberg/types.js'
 import type { FileIO } from '../io/types.js'
 import type { RegisteredFile } from './file-list.js'
 
