@@ -14,8 +14,8 @@
  * and per-object overhead (measured V8 objects run ~1.5-3× their JSON size; this charges more).
  *
  * What a flush leaves behind is charged too, for as long as the pool lives: the flush callback
- * returns the bytes it keeps (a written file's registration form until the registration,
- * parquet-wasm's linear memory growth, which never shrinks: sink.ts). Rows then get what is
+ * returns the bytes it keeps (a written file's registration form until the registration:
+ * sink.ts). Rows then get what is
  * left of the budget; once the held bytes alone leave no room for a row, each row is written
  * alone. So `bufferedBytes` (rows + held) never passes the budget.
  */

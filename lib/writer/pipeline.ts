@@ -22,7 +22,6 @@ import { parseKafkaEvent } from '../kafka/event.js'
 import { decodeItem, decodeRecords, jsonTopics, type Item } from './decode.js'
 import { deferPastTableLimit, inSegment, planRegistration, type Segment } from './groups.js'
 import { writeGroup, type GroupResult } from './register.js'
-import { wasmBytes } from './sink.js'
 import { checkBackpressure, decodeKeys, prepareTables } from './prepare.js'
 import { TableSet } from './tables.js'
 import type { BufferStats, FlushReason } from './buffers.js'
@@ -49,13 +48,11 @@ interface BatchContext {
   byKey: ReadonlyMap<string, EventPartition>
   writerId: string
   replay?: ReplayOptions
-  wasmBase: number
 }
 
 export async function writeBatch(deps: WriterDeps, event: unknown, opts: WriteOptions = {}): Promise<WriteResult> {
   const { config } = deps
   const writerId = opts.writerId ?? randomUUID()
-  const wasmBase = wasmBytes()
   const replay = opts.replay
   const records = parseKafkaEvent(event)
   const partitions = eventPartitions(records)
@@ -75,7 +72,7 @@ export async function writeBatch(deps: WriterDeps, event: unknown, opts: WriteOp
   const groups: Segment[][] = replay
     ? [[...new Set(items.map((i) => i.pkey))].map((key) => ({ key, tables: new Set<string>() }))]
     : planRegistration(items, (t) => tables.get(t)?.failure === undefined, cuts, maxTransactionItems)
-  const ctx: BatchContext = { deps, tables, byKey, writerId, replay, wasmBase }
+  const ctx: BatchContext = { deps, tables, byKey, writerId, replay }
   const done = await registerGroups(ctx, items, groups, checkpoints)
   const result = batchResult(ctx, records.length, belowCheckpoint, done)
   if (cuts.size > 0) {

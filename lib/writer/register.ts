@@ -32,8 +32,6 @@ export interface GroupOptions {
   /** New checkpoints of partitions registered in offset segments (groups.ts): the next segment's first offset. */
   ends: ReadonlyMap<string, bigint>
   replay?: ReplayOptions
-  /** parquet-wasm's memory when the invocation began (sink.ts). */
-  wasmBase: number
 }
 
 export interface GroupResult {

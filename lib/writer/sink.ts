@@ -5,10 +5,10 @@
  * Rows wait in a BufferPool (buffers.ts) bounded by FLOE_MEMORY_BUDGET_MB. What a written file
  * still holds until the registration — its file entry, serialised once: ~7 KB of one-byte string
  * for 200 columns instead of ~60 KB of metric Maps and Uint8Array bounds — is charged to that
- * budget, and so is the growth of parquet-wasm's linear memory since the invocation began (it
- * grows to ~2.4× the largest Arrow table encoded and never shrinks). The rows get the rest.
+ * budget; the rows get the rest. parquet-wasm's linear memory is not: it is a working set of its
+ * own (~20 MB for a 200-column file however few its rows, never shrinking), part of the ~100 MB
+ * the function needs beyond the budget (docs/benchmarks.md, "Writer memory and structure").
  */
-import { wasmMemory } from 'parquet-wasm/node'
 import { encodeFile, type EncodedFile } from '../control/index.js'
 import type { PartitionTuple } from '../iceberg/types.js'
 import { BufferPool, partitionKeyOf, type BufferStats, type RowBuffer } from './buffers.js'
@@ -18,9 +18,6 @@ import type { WriterDeps } from './types.js'
 
 /** What a registration holds per written file besides its JSON text (keys, lengths, the array slot). */
 const FILE_OVERHEAD = 256
-
-/** parquet-wasm's linear memory, in bytes. */
-export const wasmBytes = (): number => wasmMemory().buffer.byteLength
 
 /** What one group attempt wrote: every path (to delete on a stale attempt) and the files by table. */
 export interface Written {
@@ -33,8 +30,6 @@ export interface SinkOptions {
   deps: WriterDeps
   tables: TableSet
   writerId: string
-  /** parquet-wasm's memory when the invocation began: its growth since is charged. */
-  wasmBase: number
 }
 
 export class FileSink {
@@ -42,8 +37,6 @@ export class FileSink {
   readonly #pool: BufferPool<Record<string, unknown>>
   readonly #paths: string[] = []
   readonly #files = new Map<string, EncodedFile[]>()
-  /** The wasm growth charged so far. */
-  #wasmCharged = 0
   #seq = 0
 
   constructor(opts: SinkOptions) {
@@ -69,7 +62,7 @@ export class FileSink {
 
   /** Encode and write one buffer; returns the bytes it leaves held (see the module comment). */
   async #write(buffer: RowBuffer<Record<string, unknown>>): Promise<number> {
-    const { deps, tables, writerId, wasmBase } = this.#opts
+    const { deps, tables, writerId } = this.#opts
     const state = tables.get(buffer.table)!
     const chunk = await tables.encode(state, buffer.rows)
     const path = dataFilePath(state.metadata, state.partitionPath(buffer.partition), writerId, this.#seq++, deps.config.objectStorageLayout)
@@ -78,8 +71,6 @@ export class FileSink {
     let list = this.#files.get(buffer.table)
     if (!list) this.#files.set(buffer.table, (list = []))
     list.push(file)
-    const growth = Math.max(0, wasmBytes() - wasmBase - this.#wasmCharged)
-    this.#wasmCharged += growth
-    return file.json.length + FILE_OVERHEAD + growth
+    return file.json.length + FILE_OVERHEAD
   }
 }

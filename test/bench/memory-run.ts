@@ -24,13 +24,13 @@ try {
   await Promise.all([ensureControlTable(clients.ddb, tables.control), ensureCatalogTable(clients.ddb, tables.catalog)])
   const opts = { budgets: values.budgets.split(',').map(Number), tables: Number(values.tables), slots: Number(values.slots), runs: Number(values.runs) }
   const results = await benchMemory(clients, tables, opts, log)
-  console.log('| budget MB | records | tables | files | flushes budget/end | accounting peak MB | RSS before MB | peak RSS MB | bound (budget + 100) | after: JS heap / external MB | ms |')
-  console.log('|---|---|---|---|---|---|---|---|---|---|---|')
+  console.log('| budget MB | records | tables | files | flushes budget/end | accounting peak MB | RSS before MB | peak RSS MB | bound (budget + 100) | growth over RSS before MB | after: JS heap / external / wasm MB | ms |')
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|')
   for (const r of results) {
     const peak = (r.peakBufferedBytes / 2 ** 20).toFixed(1)
     const bound = r.budgetMB + 100
     const ok = r.peakRssMB <= bound ? '≤' : '>'
-    console.log(`| ${r.budgetMB} | ${r.records} | ${r.tables} | ${r.files} | ${r.flushes.budget}/${r.flushes.end} | ${peak} | ${r.rssBeforeMB} | ${r.peakRssMB} | ${ok} ${bound} | ${r.after?.heapUsedMB} / ${r.after?.externalMB} | ${r.ms} |`)
+    console.log(`| ${r.budgetMB} | ${r.records} | ${r.tables} | ${r.files} | ${r.flushes.budget}/${r.flushes.end} | ${peak} | ${r.rssBeforeMB} | ${r.peakRssMB} | ${ok} ${bound} | ${r.peakRssMB - r.rssBeforeMB} | ${r.after?.heapUsedMB} / ${r.after?.externalMB} / ${r.wasmMB} | ${r.ms} |`)
   }
 } finally {
   clients.ddb.destroy()

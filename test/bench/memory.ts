@@ -10,7 +10,7 @@
  * and module graph add ~150 MB of their own).
  */
 import { execFile } from 'node:child_process'
-import { copyFileSync, mkdtempSync, rmSync } from 'node:fs'
+import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -36,6 +36,8 @@ export interface MemoryResult {
   peakRssMB: number
   ms: number
   runs: number
+  /** parquet-wasm's linear memory after the invocation. */
+  wasmMB?: number
   /** process.memoryUsage() right after the invocation (first run). */
   after?: { heapUsedMB: number; heapTotalMB: number; externalMB: number; arrayBuffersMB: number; rssMB: number }
 }
@@ -88,6 +90,8 @@ export async function benchMemory(
     if (warm.tables.length !== opts.tables) throw new Error(`memory bench: created ${warm.tables.length} tables, expected ${opts.tables}`)
 
     const bundle = await bundleChild(dir)
+    const eventFile = join(dir, 'event.json')
+    writeFileSync(eventFile, JSON.stringify(memoryEvent(opts.tables, opts.slots), (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)))
     const out: MemoryResult[] = []
     for (const budget of opts.budgets) {
       const results: MemoryResult[] = []
@@ -103,6 +107,7 @@ export async function benchMemory(
             BENCH_CONTROL: tables.control,
             BENCH_CATALOG: tables.catalog,
             BENCH_NAMESPACE: namespace,
+            BENCH_EVENT_FILE: eventFile,
             POWERTOOLS_LOG_LEVEL: 'ERROR',
           },
           maxBuffer: 16 * 1024 * 1024,
