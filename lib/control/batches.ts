@@ -8,7 +8,7 @@ import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws
 import { mapBounded } from '../concurrency.js'
 import { FencedError, FloeError, ThrottledError } from '../errors.js'
 import { logger } from '../log.js'
-import { dataFileToJSON } from '../iceberg/datafile-json.js'
+import { filesJson as filesListJson } from './file-list.js'
 import { readCheckpoints } from './checkpoints.js'
 import { cancellationCodes, wrapDynamoError } from './errors.js'
 import { pages } from './paging.js'
@@ -73,7 +73,7 @@ export async function registerBatches(ctx: ControlContext, req: RegisterRequest)
     const shard = shardOf(batchId, ctx.config.pendingShards)
     const key = pendingBatchKey(req.pipeline, batch.table, batchId, shard)
     batchKeys.push(key)
-    const filesJson = JSON.stringify(batch.files.map((f) => dataFileToJSON(f)))
+    const filesJson = filesListJson(batch.files)
     const item: Record<string, unknown> = {
       ...key,
       gsi1pk: pendingIndexPk(req.pipeline, shard),

@@ -1,8 +1,8 @@
 /** Values passed between the writer, the committer and the control table. */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb'
 import type { FloeConfig } from '../config.js'
-import type { DataFile } from '../iceberg/types.js'
 import type { FileIO } from '../io/types.js'
+import type { RegisteredFile } from './file-list.js'
 
 /** What every control-table operation needs. */
 export interface ControlContext {
@@ -33,7 +33,8 @@ export interface OffsetRange {
 export interface PendingBatchInput {
   /** `namespace.name` */
   table: string
-  files: DataFile[]
+  /** DataFiles, or already in their registration form (file-list.ts). */
+  files: RegisteredFile[]
   schemaId: number
   specId: number
   ranges: OffsetRange[]

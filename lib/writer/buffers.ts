@@ -12,6 +12,12 @@
  * the rows held, and `peakBufferedBytes` the highest it has been. The estimate is conservative
  * for V8: strings at 2 bytes per character plus a header, 8-16 bytes per number, and a per-key
  * and per-object overhead (measured V8 objects run ~1.5-3× their JSON size; this charges more).
+ *
+ * What a flush leaves behind is charged too, for as long as the pool lives: the flush callback
+ * returns the bytes it keeps (a written file's registration form until the registration:
+ * sink.ts). Rows then get what is
+ * left of the budget; once the held bytes alone leave no room for a row, each row is written
+ * alone. So `bufferedBytes` (rows + held) never passes the budget.
  */
 import type { PartitionTuple } from '../iceberg/types.js'
 
@@ -36,13 +42,18 @@ export interface BufferStats {
 export interface BufferPoolOptions<Row> {
   budgetBytes: number
   targetFileBytes: number
-  /** Writes the buffer's rows as one Parquet file. The rows are released after it resolves. */
-  flush: (buffer: RowBuffer<Row>, reason: FlushReason) => Promise<void>
+  /**
+   * Writes the buffer's rows as one Parquet file. The rows are released after it resolves; the
+   * bytes it resolves to stay charged (what the written file still holds in memory).
+   */
+  flush: (buffer: RowBuffer<Row>, reason: FlushReason) => Promise<number | void>
 }
 
 export class BufferPool<Row> {
   readonly #buffers = new Map<string, RowBuffer<Row>>()
   readonly #opts: BufferPoolOptions<Row>
+  /** Bytes charged by flushes (held until the pool is dropped). */
+  #held = 0
   readonly stats: BufferStats = {
     bufferedBytes: 0,
     peakBufferedBytes: 0,
@@ -65,11 +76,11 @@ export class BufferPool<Row> {
     while (this.stats.bufferedBytes + bytes > budgetBytes && this.#buffers.size > 0) {
       await this.#flush(this.#largest()!, 'budget')
     }
-    if (bytes > budgetBytes) {
-      // A single row larger than the whole budget: written alone, never held in a buffer.
+    if (this.#held + bytes > budgetBytes) {
+      // A single row larger than what the budget leaves: written alone, never held in a buffer.
       const alone: RowBuffer<Row> = { table, partition, partitionKey, rows: [row], bytes }
       this.stats.flushes['oversize-row']++
-      await this.#opts.flush(alone, 'oversize-row')
+      this.#charge((await this.#opts.flush(alone, 'oversize-row')) ?? 0)
       return
     }
     const key = bufferKey(table, partitionKey)
@@ -101,7 +112,7 @@ export class BufferPool<Row> {
   /** Drop every buffer without writing (the batch failed). */
   discard(): void {
     this.#buffers.clear()
-    this.stats.bufferedBytes = 0
+    this.stats.bufferedBytes = this.#held
     this.stats.rows = 0
   }
 
@@ -113,10 +124,17 @@ export class BufferPool<Row> {
 
   async #flush(buffer: RowBuffer<Row>, reason: FlushReason): Promise<void> {
     this.stats.flushes[reason]++
-    await this.#opts.flush(buffer, reason)
+    const held = (await this.#opts.flush(buffer, reason)) ?? 0
     this.#buffers.delete(bufferKey(buffer.table, buffer.partitionKey))
     this.stats.bufferedBytes -= buffer.bytes
     this.stats.rows -= buffer.rows.length
+    this.#charge(held)
+  }
+
+  #charge(bytes: number): void {
+    this.#held += bytes
+    this.stats.bufferedBytes += bytes
+    if (this.stats.bufferedBytes > this.stats.peakBufferedBytes) this.stats.peakBufferedBytes = this.stats.bufferedBytes
   }
 }
 

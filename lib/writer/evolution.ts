@@ -17,7 +17,7 @@ import { evolveSchema, sameName, type EvolveOptions } from '../schema/evolve.js'
 import { canPromote } from '../schema/promote.js'
 import { isList, isMap, isStruct, type IcebergType, type ListType, type MapType, type NestedField, type Schema, type StructType } from '../schema/types.js'
 import { describe, NEEDS_EXACT, type Coerced, type Coercer } from './columnar/coerce.js'
-import type { Sample, TableState } from './tables.js'
+import type { Sample, TableState } from './table-state.js'
 import { valueNeeds, type ValueNeed } from './columnar/needs.js'
 import { fieldValue } from './columnar/values.js'
 

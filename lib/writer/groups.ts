@@ -87,3 +87,59 @@ export function inSegment(segment: Segment, offset: bigint): boolean {
   if (offset < 0n) return segment.from === undefined
   return (segment.from === undefined || offset >= segment.from) && (segment.until === undefined || offset < segment.until)
 }
+
+/** A record as planning sees it: its partition, offset and tables. */
+export interface PlannedRecord {
+  pkey: string
+  record: { offset: bigint }
+  tables: string[]
+}
+
+/**
+ * FLOE_MAX_TABLES_PER_BATCH bounds what one invocation costs (a catalog load or create, a
+ * back-pressure query, a file and a pending batch per table). Tables are admitted in event order;
+ * at the first record of a partition that needs a table past the limit, that partition stops:
+ * its checkpoint moves only up to that record, and once the rest is registered the invocation
+ * ends with a retryable BatchDeferredError, so the mapping delivers the records again and the
+ * next invocation (which drops what is registered) takes the next tables. Never dead letters:
+ * which tables one batch reaches depends on how the mapping cut it, and a record dead-lettered
+ * under one batching must never land in a table under another.
+ */
+export function deferPastTableLimit<T extends PlannedRecord>(items: T[], max: number): { kept: T[]; cuts: Map<string, bigint> } {
+  const admitted = new Set<string>()
+  const cuts = new Map<string, bigint>()
+  const kept: T[] = []
+  for (const item of items) {
+    if (cuts.has(item.pkey)) continue
+    const added = item.tables.filter((t) => !admitted.has(t))
+    // The first record is always taken, so every invocation makes progress.
+    if (kept.length > 0 && admitted.size + added.length > max && item.record.offset >= 0n) {
+      cuts.set(item.pkey, item.record.offset)
+      continue
+    }
+    for (const t of added) admitted.add(t)
+    kept.push(item)
+  }
+  return { kept, cuts }
+}
+
+/**
+ * The registration groups of a batch's items: segments per partition (offset runs that fit one
+ * transaction's tables), a partition cut at the table limit ending at its first deferred record.
+ * Only tables that get a batch count (`registers`: failed tables only make dead letters).
+ */
+export function planRegistration(items: readonly PlannedRecord[], registers: (table: string) => boolean, cuts: ReadonlyMap<string, bigint>, maxItems: number): Segment[][] {
+  const perPartition = new Map<string, { offset: bigint; tables: string[] }[]>()
+  for (const item of items) {
+    let list = perPartition.get(item.pkey)
+    if (!list) perPartition.set(item.pkey, (list = []))
+    list.push({ offset: item.record.offset, tables: item.tables.filter(registers) })
+  }
+  const segments = [...perPartition].flatMap(([key, list]) => {
+    const parts = segmentPartition(key, list, maxItems - 1)
+    const cut = cuts.get(key)
+    if (cut !== undefined) parts.at(-1)!.until = cut
+    return parts
+  })
+  return planGroups(segments, maxItems)
+}

@@ -1,194 +1,174 @@
 /**
- * One registration group (see groups.ts): the group's new records become rows in the shared
- * buffer pool, the buffers become Parquet files, the dead letters are written, and ONE
- * registerBatches transaction records a pending batch per table plus every partition's new
- * checkpoint (the last DELIVERED offset + 1: offsets have gaps), conditioned on the checkpoints
- * read. A partition whose records were all dead letters or dropped still advances.
+ * One registration group (see groups.ts), stages coerce → encode → write → register: the
+ * group's records become rows (bad ones dead letters), the rows Parquet files (sink.ts), the
+ * dead letters are written, and ONE registerBatches transaction records a pending batch per
+ * table plus every partition's new checkpoint (the last DELIVERED offset + 1: offsets have
+ * gaps), conditioned on the checkpoints read. A partition whose records were all dead letters
+ * or dropped still advances. Returns a plain GroupResult; the caller merges it.
  */
 import { FencedError, IcebergError, RecordError, SchemaError } from '../errors.js'
 import { registerBatches } from '../control/batches.js'
+import { withTransactionBudget } from '../control/index.js'
 import type { OffsetRange, PendingBatchInput } from '../control/types.js'
-import type { DataFile } from '../iceberg/types.js'
 import type { EventPartition } from '../kafka/partitions.js'
-import type { KafkaRecord } from '../kafka/event.js'
-import type { Schema } from '../schema/types.js'
-import { partitionKeyOf, type BufferPool } from './buffers.js'
+import type { BufferStats } from './buffers.js'
+import type { Item } from './decode.js'
 import { writeDeadLetters, type DeadLetter } from './dead-letters.js'
-import { WrittenFiles } from './files.js'
-import type { TableSet, TableState } from './tables.js'
-import { withTransactionBudget } from './tx-budget.js'
-import type { ReplayOptions, TableWriteResult, WriteResult, WriterDeps } from './types.js'
+import { FileSink, type Written } from './sink.js'
+import type { TableSet } from './tables.js'
+import type { ReplayOptions, WriterDeps } from './types.js'
 
-/** One record of the batch after decoding and routing. */
-export interface Item {
-  record: KafkaRecord
-  pkey: string
-  value?: Record<string, unknown>
-  /** The value's schema when the format has one (Avro, Connect envelope). */
-  schema?: Schema
-  tables: string[]
-  /** Set when `value` is JSON.parse's: the exact decoding, for where digits matter (see pipeline.ts decodeJson). */
-  exact?: () => Record<string, unknown>
-  dead?: DeadLetter
-  dropped?: boolean
-}
-
-/** The files one attempt of a group wrote, by table. */
-export interface GroupState {
-  files: WrittenFiles
-  dataFiles: Map<string, DataFile[]>
-}
-export const newGroupState = (): GroupState => ({ files: new WrittenFiles(), dataFiles: new Map() })
-
-/** Rows, files and bytes registered per table, kept beside the result until the end. */
-type TableTally = { rows: number; files: number; bytes: number }
-const tallies = new WeakMap<WriteResult, Map<string, TableTally>>()
-export function tally(result: WriteResult, table: string): TableTally {
-  let m = tallies.get(result)
-  if (!m) tallies.set(result, (m = new Map()))
-  let t = m.get(table)
-  if (!t) m.set(table, (t = { rows: 0, files: 0, bytes: 0 }))
-  return t
-}
-
-/** Write and register one group; a FencedError is returned (not thrown) so the caller can retry. */
-export async function writeGroup(
-  deps: WriterDeps,
-  tables: TableSet,
-  pool: BufferPool<Record<string, unknown>>,
-  group: GroupState,
-  items: Item[],
-  keys: string[],
-  byKey: Map<string, EventPartition>,
-  checkpoints: Map<string, bigint | undefined>,
-  writerId: string,
-  result: WriteResult,
+export interface GroupOptions {
+  deps: WriterDeps
+  tables: TableSet
+  /** The group's new records (their values are released once coerced). */
+  items: Item[]
+  /** The group's partitions ("topic-partition"). */
+  keys: string[]
+  byKey: ReadonlyMap<string, EventPartition>
+  /** The checkpoints the registration is conditioned on. */
+  checkpoints: ReadonlyMap<string, bigint | undefined>
+  writerId: string
   /** New checkpoints of partitions registered in offset segments (groups.ts): the next segment's first offset. */
-  ends: ReadonlyMap<string, bigint> = new Map(),
-  replay?: ReplayOptions,
-): Promise<'registered' | 'stale' | FencedError> {
-  const { config, control, io } = deps
-  const dead: DeadLetter[] = []
-  let dropped = 0
-  // Per table, per partition: the offsets and timestamps of the rows written.
-  const ranges = new Map<string, Map<string, { records: number; maxTimestamp: number }>>()
-  const firstNew = new Map<string, bigint>()
+  ends: ReadonlyMap<string, bigint>
+  replay?: ReplayOptions
+}
+
+export interface GroupResult {
+  /** A FencedError is returned (not thrown) so the caller can delete `paths` and retry. */
+  outcome: 'registered' | 'stale' | FencedError
+  /** Every data file this attempt wrote. */
+  paths: string[]
+  /** The partitions' new checkpoints (set when registered). */
+  next: Map<string, bigint>
+  batches: PendingBatchInput[]
+  deadLetters: number
+  dropped: number
+  deadLetterPaths: string[]
+  stats: BufferStats
+}
+
+/** Per table, per partition: how many rows were written and their latest Kafka timestamp. */
+type Ranges = Map<string, Map<string, { records: number; maxTimestamp: number }>>
+
+interface Coerced {
+  dead: DeadLetter[]
+  dropped: number
+  ranges: Ranges
+  /** Per partition, the first new offset. */
+  firstNew: Map<string, bigint>
+}
+
+/** Write and register one group. */
+export async function writeGroup(opts: GroupOptions): Promise<GroupResult> {
+  const { deps, replay } = opts
+  const sink = new FileSink(opts)
+  const rows = await coerceRows(opts.tables, opts.items, sink)
+  const written = await sink.close()
+  // Dead letters before the registration: never lost, and a retry overwrites them.
+  const { dead } = rows
+  const deadLetterPaths = dead.length && (replay?.writeDeadLetters ?? true) ? await writeDeadLetters(deps.io, deps.config.dlq, deps.config.pipeline, dead) : []
+  const next = nextCheckpoints(opts, rows.firstNew)
+  const batches = pendingBatches(opts, written, rows, next)
+  const outcome = await register(opts, batches, next, rows.dead)
+  return { outcome, paths: written.paths, next, batches, deadLetters: dead.length, dropped: rows.dropped, deadLetterPaths, stats: written.stats }
+}
+
+/** The coerce stage: each record a row per table (into the sink), or a dead letter with the reason. */
+async function coerceRows(tables: TableSet, items: Item[], sink: FileSink): Promise<Coerced> {
+  const out: Coerced = { dead: [], dropped: 0, ranges: new Map(), firstNew: new Map() }
   for (const item of items) {
     const off = item.record.offset
     if (off >= 0n) {
-      const f = firstNew.get(item.pkey)
-      if (f === undefined || off < f) firstNew.set(item.pkey, off)
+      const f = out.firstNew.get(item.pkey)
+      if (f === undefined || off < f) out.firstNew.set(item.pkey, off)
     }
-    if (item.dead) {
-      dead.push(item.dead)
-      continue
-    }
-    if (item.dropped) {
-      dropped++
-      continue
-    }
-    for (const table of item.tables) {
-      const state = tables.get(table)!
-      if (state.failure !== undefined) {
-        dead.push({ record: item.record, reason: state.failure, table, stage: 'schema' })
-        continue
-      }
-      let built
-      try {
-        built = tables.buildRow(state, item.record, item.value!, item.exact)
-      } catch (err) {
-        // IcebergError: a value the partition transform refuses. Data, not a crash.
-        if (err instanceof RecordError || err instanceof SchemaError || err instanceof IcebergError) {
-          dead.push({ record: item.record, reason: err.message, table, stage: 'coerce' })
-          continue
-        }
-        throw err
-      }
-      await pool.add(table, built.partition, partitionKeyOf(built.partition), built.row)
-      let perTable = ranges.get(table)
-      if (!perTable) ranges.set(table, (perTable = new Map()))
-      const r = perTable.get(item.pkey) ?? { records: 0, maxTimestamp: 0 }
-      r.records++
-      if (Number.isFinite(item.record.timestamp) && item.record.timestamp > r.maxTimestamp) r.maxTimestamp = item.record.timestamp
-      perTable.set(item.pkey, r)
-    }
+    if (item.dead) out.dead.push(item.dead)
+    else if (item.dropped) out.dropped++
+    else for (const table of item.tables) await coerceInto(tables, item, table, sink, out)
+    // Coerced: the decoded value is no longer needed (a retry decodes the record again).
+    item.value = undefined
+    item.exact = undefined
   }
-  await pool.flushAll()
+  return out
+}
 
-  // Dead letters before the registration: never lost, and a retry overwrites them.
-  const dlqPaths = dead.length && (replay?.writeDeadLetters ?? true) ? await writeDeadLetters(io, config.dlq, config.pipeline, dead) : []
+async function coerceInto(tables: TableSet, item: Item, table: string, sink: FileSink, out: Coerced): Promise<void> {
+  const state = tables.get(table)!
+  if (state.failure !== undefined) {
+    out.dead.push({ record: item.record, reason: state.failure, table, stage: 'schema' })
+    return
+  }
+  let built
+  try {
+    built = tables.buildRow(state, item.record, item.value!, item.exact)
+  } catch (err) {
+    // IcebergError: a value the partition transform refuses. Data, not a crash.
+    if (err instanceof RecordError || err instanceof SchemaError || err instanceof IcebergError) {
+      out.dead.push({ record: item.record, reason: err.message, table, stage: 'coerce' })
+      return
+    }
+    throw err
+  }
+  await sink.add(table, built.partition, built.row)
+  let perTable = out.ranges.get(table)
+  if (!perTable) out.ranges.set(table, (perTable = new Map()))
+  const r = perTable.get(item.pkey) ?? { records: 0, maxTimestamp: 0 }
+  r.records++
+  if (Number.isFinite(item.record.timestamp) && item.record.timestamp > r.maxTimestamp) r.maxTimestamp = item.record.timestamp
+  perTable.set(item.pkey, r)
+}
 
-  const expected = new Map<string, bigint | undefined>()
+/** Each partition with new records: its checkpoint after this group (the segment's end, else the last delivered offset + 1). */
+function nextCheckpoints(opts: GroupOptions, firstNew: ReadonlyMap<string, bigint>): Map<string, bigint> {
   const next = new Map<string, bigint>()
-  for (const key of keys) {
-    const p = byKey.get(key)!
+  for (const key of opts.keys) {
+    const p = opts.byKey.get(key)!
     if (p.lastOffset === undefined || !firstNew.has(key)) continue
-    expected.set(key, checkpoints.get(key))
-    next.set(key, ends.get(key) ?? p.lastOffset + 1n)
+    next.set(key, opts.ends.get(key) ?? p.lastOffset + 1n)
   }
+  return next
+}
+
+/** One pending batch per table the group wrote files for. */
+function pendingBatches(opts: GroupOptions, written: Written, rows: Coerced, next: ReadonlyMap<string, bigint>): PendingBatchInput[] {
   const batches: PendingBatchInput[] = []
-  for (const [table, files] of group.dataFiles) {
-    const state = tables.get(table)!
-    const perTable = ranges.get(table) ?? new Map()
-    const offsetRanges: OffsetRange[] = [...perTable]
+  for (const [table, files] of written.files) {
+    const state = opts.tables.get(table)!
+    const ranges: OffsetRange[] = [...(rows.ranges.get(table) ?? new Map<string, { records: number; maxTimestamp: number }>())]
       .filter(([key]) => next.has(key))
       .map(([key, r]) => {
-        const p = byKey.get(key)!
-        return { topic: p.topic, partition: p.partition, firstOffset: firstNew.get(key)!, nextOffset: next.get(key)!, records: r.records, maxTimestamp: r.maxTimestamp }
+        const p = opts.byKey.get(key)!
+        return { topic: p.topic, partition: p.partition, firstOffset: rows.firstNew.get(key)!, nextOffset: next.get(key)!, records: r.records, maxTimestamp: r.maxTimestamp }
       })
     batches.push({
       table,
       files,
       schemaId: state.schema['schema-id'],
       specId: state.spec['spec-id'],
-      ranges: offsetRanges,
+      ranges,
       recordCount: files.reduce((n, f) => n + f.recordCount, 0),
       bytes: files.reduce((n, f) => n + f.fileSizeInBytes, 0),
-      ...(replay ? { replayId: replay.replayId } : {}),
+      ...(opts.replay ? { replayId: opts.replay.replayId } : {}),
     })
   }
+  return batches
+}
+
+/** The one transaction: fenced by the checkpoints read (or, for a replay, by its markers). */
+async function register(opts: GroupOptions, batches: PendingBatchInput[], next: ReadonlyMap<string, bigint>, dead: DeadLetter[]): Promise<'registered' | 'stale' | FencedError> {
+  const { deps, replay } = opts
+  const expected = new Map([...next.keys()].map((k) => [k, opts.checkpoints.get(k)]))
   const fence = replay
     ? { expected: new Map<string, bigint | undefined>(), next: new Map<string, bigint>(), markers: await replay.markers(dead), replayId: replay.replayId }
-    : { expected, next }
-
-  let outcome: 'registered' | 'stale'
+    : { expected, next: new Map(next) }
   try {
-    outcome = await registerBatches(withTransactionBudget(control, batches), { pipeline: config.pipeline, writerId, ...fence, batches })
+    return await registerBatches(withTransactionBudget(deps.control, batches), { pipeline: deps.config.pipeline, writerId: opts.writerId, ...fence, batches })
   } catch (err) {
     // FencedError: the transaction was cancelled, nothing was written — the caller deletes the
     // files and retries. Any other error may hide a transaction that DID commit (a timeout after
     // sending): the files must stay; if they are not registered, orphan cleanup removes them.
     if (err instanceof FencedError) return err
     throw err
-  }
-  result.transactions++
-  if (outcome === 'registered') {
-    if (!replay) for (const [k, v] of next) checkpoints.set(k, v)
-    result.dropped += dropped
-    result.deadLetters += dead.length
-    result.deadLetterPaths.push(...dlqPaths)
-    for (const b of batches) {
-      const t = tally(result, b.table)
-      t.rows += b.recordCount
-      t.files += b.files.length
-      t.bytes += b.bytes
-      result.bytesWritten += b.bytes
-    }
-  }
-  return outcome
-}
-
-export function tableResult(s: TableState, result: WriteResult): TableWriteResult {
-  const t = tally(result, s.name)
-  return {
-    table: s.name,
-    rows: t.rows,
-    files: t.files,
-    bytes: t.bytes,
-    schemaId: s.schema['schema-id'],
-    specId: s.spec['spec-id'],
-    unknownFieldsIgnored: s.unknownFieldsIgnored,
-    ...(s.evolvedToSchemaId !== undefined ? { evolvedToSchemaId: s.evolvedToSchemaId } : {}),
-    ...(s.created ? { created: true } : {}),
   }
 }

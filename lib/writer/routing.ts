@@ -87,6 +87,8 @@ type Compiled = {
   needsValue: boolean
 }
 
+type RouteCtx = { i: number; norm: (n: string) => string; ns: string; statics: Set<string>; limits: Pick<RecordLimits, 'maxTableNameLength'> }
+
 export function compileRoutes(routes: Routes, limits: Pick<RecordLimits, 'maxTableNameLength'> = DEFAULT_LIMITS): Router {
   const ns = routes.defaultNamespace
   const norm = (n: string) => normalizeTableName(n, ns)
@@ -94,82 +96,9 @@ export function compileRoutes(routes: Routes, limits: Pick<RecordLimits, 'maxTab
   const compiled: Compiled[] = routes.routes.map((r, i) => {
     const topicTest =
       r.topic !== undefined ? (t: string) => t === r.topic : r.topicPattern !== undefined ? regexTest(r.topicPattern) : () => true
-    if ('table' in r) {
-      const template = r.table
-      if (!template.includes('{topic}')) {
-        const fixed = norm(template)
-        return { topic: topicTest, needsValue: false, tables: (_t, _v, out) => void out.add(fixed) }
-      }
-      const cache = new Map<string, string>()
-      return {
-        topic: topicTest,
-        needsValue: false,
-        tables: (t, _v, out, problems) => {
-          let name = cache.get(t)
-          if (name === undefined) {
-            try {
-              name = norm(template.replaceAll('{topic}', sanitizeName(t)))
-            } catch (err) {
-              problems.push(`routes[${i}]: ${(err as Error).message}`)
-              return
-            }
-            if (name.length > limits.maxTableNameLength) {
-              problems.push(`routes[${i}]: topic '${excerpt(t)}' makes table name ${JSON.stringify(excerpt(name))}, longer than FLOE_MAX_TABLE_NAME_LENGTH=${limits.maxTableNameLength}`)
-              return
-            }
-            cache.set(t, name)
-          }
-          out.add(name)
-        },
-      }
-    }
-    if ('match' in r) {
-      const tests = Object.entries(r.match).map(([table, pattern]) => [norm(table), regexTest(pattern)] as const)
-      return {
-        topic: topicTest,
-        needsValue: true,
-        tables: (_t, v, out) => {
-          const text = scalarText(fieldValue(v, r.field))
-          if (text === undefined) return
-          for (const [table, test] of tests) if (test(text)) out.add(table)
-        },
-      }
-    }
-    // Confined: the name is always `<namespace>.<prefix><sanitized value>` (a `.` in the value
-    // is sanitised away, so it cannot pick another namespace), must match `allow` when set, and
-    // is never a statically routed or configured table unless `allowStatic` says so.
-    const namespace = (r.namespace ?? ns).split('.').map(sanitizeName).join('.')
-    const prefix = sanitizeName(r.prefix) === '' ? '' : r.prefix
-    const allow = r.allow === undefined ? undefined : regexTest(`^(?:${r.allow})$`)
-    const max = limits.maxTableNameLength
-    return {
-      topic: topicTest,
-      needsValue: true,
-      tables: (_t, v, out, problems) => {
-        const raw = fieldValue(v, r.tableFromField)
-        const text = scalarText(raw)
-        const field = `routes[${i}]: field '${r.tableFromField}'`
-        if (text === undefined) {
-          problems.push(`${field} ${raw === undefined ? 'is missing' : `is not a scalar (${excerpt(JSON.stringify(raw) ?? String(raw))})`}`)
-          return
-        }
-        const shown = JSON.stringify(excerpt(text))
-        if (prefix.length + text.length + namespace.length + 1 > max * 4) {
-          problems.push(`${field} value ${shown} makes a table name longer than FLOE_MAX_TABLE_NAME_LENGTH=${max}`)
-          return
-        }
-        const name = sanitizeName(prefix + text)
-        if (name === '') {
-          problems.push(`${field} value ${shown} is not a usable table name`)
-          return
-        }
-        const table = `${namespace}.${name}`
-        if (table.length > max) problems.push(`${field} value ${shown} makes table name ${JSON.stringify(excerpt(table))} (${table.length} characters), longer than FLOE_MAX_TABLE_NAME_LENGTH=${max}`)
-        else if (allow !== undefined && !allow(name)) problems.push(`${field} value ${shown} makes table ${table}, which the route's allow pattern ${JSON.stringify(r.allow)} does not match`)
-        else if (statics.has(table) && !r.allowStatic) problems.push(`${field} value ${shown} names ${table}, a statically routed table that dynamic routes may not write (set allowStatic on the route to allow it)`)
-        else out.add(table)
-      },
-    }
+    const ctx: RouteCtx = { i, norm, ns, statics, limits }
+    const tables = 'table' in r ? templateRoute(r.table, ctx) : 'match' in r ? matchRoute(r, ctx) : fieldRoute(r, ctx)
+    return { topic: topicTest, needsValue: !('table' in r), tables }
   })
 
   const options = new Map<string, TableOptions>()
@@ -190,6 +119,78 @@ export function compileRoutes(routes: Routes, limits: Pick<RecordLimits, 'maxTab
       if (unrouted === 'drop') return { kind: 'drop', reason }
       return { kind: 'dead-letter', reason }
     },
+  }
+}
+
+/** A `table` route: a fixed name, or a template of `{topic}` (names cached per topic). */
+function templateRoute(template: string, { i, norm, limits }: RouteCtx): Compiled['tables'] {
+  if (!template.includes('{topic}')) {
+    const fixed = norm(template)
+    return (_t, _v, out) => void out.add(fixed)
+  }
+  const cache = new Map<string, string>()
+  return (t, _v, out, problems) => {
+    let name = cache.get(t)
+    if (name === undefined) {
+      try {
+        name = norm(template.replaceAll('{topic}', sanitizeName(t)))
+      } catch (err) {
+        problems.push(`routes[${i}]: ${(err as Error).message}`)
+        return
+      }
+      if (name.length > limits.maxTableNameLength) {
+        problems.push(`routes[${i}]: topic '${excerpt(t)}' makes table name ${JSON.stringify(excerpt(name))}, longer than FLOE_MAX_TABLE_NAME_LENGTH=${limits.maxTableNameLength}`)
+        return
+      }
+      cache.set(t, name)
+    }
+    out.add(name)
+  }
+}
+
+/** A `match` route: the tables whose pattern the field's scalar text matches. */
+function matchRoute(r: Extract<Routes['routes'][number], { match: unknown }>, { norm }: RouteCtx): Compiled['tables'] {
+  const tests = Object.entries(r.match).map(([table, pattern]) => [norm(table), regexTest(pattern)] as const)
+  return (_t, v, out) => {
+    const text = scalarText(fieldValue(v, r.field))
+    if (text === undefined) return
+    for (const [table, test] of tests) if (test(text)) out.add(table)
+  }
+}
+
+/**
+ * A `tableFromField` route, confined: the name is always `<namespace>.<prefix><sanitized value>`
+ * (a `.` in the value is sanitised away, so it cannot pick another namespace), must match
+ * `allow` when set, and is never a statically routed or configured table unless `allowStatic` says so.
+ */
+function fieldRoute(r: Extract<Routes['routes'][number], { tableFromField: unknown }>, { i, ns, statics, limits }: RouteCtx): Compiled['tables'] {
+  const namespace = (r.namespace ?? ns).split('.').map(sanitizeName).join('.')
+  const prefix = sanitizeName(r.prefix) === '' ? '' : r.prefix
+  const allow = r.allow === undefined ? undefined : regexTest(`^(?:${r.allow})$`)
+  const max = limits.maxTableNameLength
+  return (_t, v, out, problems) => {
+    const raw = fieldValue(v, r.tableFromField)
+    const text = scalarText(raw)
+    const field = `routes[${i}]: field '${r.tableFromField}'`
+    if (text === undefined) {
+      problems.push(`${field} ${raw === undefined ? 'is missing' : `is not a scalar (${excerpt(JSON.stringify(raw) ?? String(raw))})`}`)
+      return
+    }
+    const shown = JSON.stringify(excerpt(text))
+    if (prefix.length + text.length + namespace.length + 1 > max * 4) {
+      problems.push(`${field} value ${shown} makes a table name longer than FLOE_MAX_TABLE_NAME_LENGTH=${max}`)
+      return
+    }
+    const name = sanitizeName(prefix + text)
+    if (name === '') {
+      problems.push(`${field} value ${shown} is not a usable table name`)
+      return
+    }
+    const table = `${namespace}.${name}`
+    if (table.length > max) problems.push(`${field} value ${shown} makes table name ${JSON.stringify(excerpt(table))} (${table.length} characters), longer than FLOE_MAX_TABLE_NAME_LENGTH=${max}`)
+    else if (allow !== undefined && !allow(name)) problems.push(`${field} value ${shown} makes table ${table}, which the route's allow pattern ${JSON.stringify(r.allow)} does not match`)
+    else if (statics.has(table) && !r.allowStatic) problems.push(`${field} value ${shown} names ${table}, a statically routed table that dynamic routes may not write (set allowStatic on the route to allow it)`)
+    else out.add(table)
   }
 }
 

@@ -3,13 +3,20 @@
  * that invocation's alone) handling one 6 MB event of 200-column records fanned out to
  * `tables` × `slots` (table, partition) buffers, at each FLOE_MEMORY_BUDGET_MB. The tables are
  * created first by a warm-up invocation in this process, as a running pipeline would have them.
+ *
+ * The child runs BUNDLED, as Lambda runs the writer: esbuild with the options `cdk synth` gives
+ * every FloeFunction (infra/constructs/floe-function.ts: ESM, node22, minified, keepNames,
+ * everything bundled, parquet-wasm's .wasm beside the bundle), not under tsx (whose compiler
+ * and module graph add ~150 MB of their own).
  */
 import { execFile } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
+import { build } from 'esbuild'
+import { ESM_BANNER, PARQUET_WASM } from '../../infra/constructs/floe-function.js'
 import type { AwsClients } from '../../lib/clients.js'
 import { loadConfig } from '../../lib/config.js'
 import { createWriterDeps } from '../../functions/writer.js'
@@ -29,12 +36,35 @@ export interface MemoryResult {
   peakRssMB: number
   ms: number
   runs: number
+  /** parquet-wasm's linear memory after the invocation. */
+  wasmMB?: number
   /** process.memoryUsage() right after the invocation (first run). */
   after?: { heapUsedMB: number; heapTotalMB: number; externalMB: number; arrayBuffersMB: number; rssMB: number }
 }
 
 const child = fileURLToPath(new URL('./memory-child.ts', import.meta.url))
 const run = promisify(execFile)
+
+/** The child as one ESM bundle in `dir` (cdk's NodejsFunction options), its path. */
+export async function bundleChild(dir: string): Promise<string> {
+  const outfile = join(dir, 'memory-child.mjs')
+  await build({
+    entryPoints: [child],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node22',
+    mainFields: ['module', 'main'],
+    banner: { js: ESM_BANNER },
+    minify: true,
+    keepNames: true,
+    sourcemap: false,
+    logLevel: 'error',
+  })
+  copyFileSync(PARQUET_WASM, join(dir, 'parquet_wasm_bg.wasm'))
+  return outfile
+}
 
 export async function benchMemory(
   clients: AwsClients,
@@ -59,11 +89,14 @@ export async function benchMemory(
     const warm = await writeBatch(deps, memoryEvent(opts.tables, opts.slots, opts.tables).event)
     if (warm.tables.length !== opts.tables) throw new Error(`memory bench: created ${warm.tables.length} tables, expected ${opts.tables}`)
 
+    const bundle = await bundleChild(dir)
+    const eventFile = join(dir, 'event.json')
+    writeFileSync(eventFile, JSON.stringify(memoryEvent(opts.tables, opts.slots), (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)))
     const out: MemoryResult[] = []
     for (const budget of opts.budgets) {
       const results: MemoryResult[] = []
       for (let r = 0; r < opts.runs; r++) {
-        const { stdout } = await run(process.execPath, ['--expose-gc', '--import', 'tsx', child], {
+        const { stdout } = await run(process.execPath, ['--expose-gc', bundle], {
           env: {
             ...process.env,
             BENCH_BUDGET_MB: String(budget),
@@ -74,6 +107,7 @@ export async function benchMemory(
             BENCH_CONTROL: tables.control,
             BENCH_CATALOG: tables.catalog,
             BENCH_NAMESPACE: namespace,
+            BENCH_EVENT_FILE: eventFile,
             POWERTOOLS_LOG_LEVEL: 'ERROR',
           },
           maxBuffer: 16 * 1024 * 1024,

@@ -104,3 +104,49 @@ describe('BufferPool (property)', () => {
     )
   })
 })
+
+describe('BufferPool: bytes a flush leaves held', () => {
+  it('charges them for the rest of the pool: rows get what is left, and the total never passes the budget', async () => {
+    const seen: number[] = []
+    const p: BufferPool<{ v: number }> = new BufferPool<{ v: number }>({
+      budgetBytes: 100,
+      targetFileBytes: Number.MAX_SAFE_INTEGER,
+      // Every written file keeps 15 bytes (its registration form) until the pool is dropped.
+      flush: async () => 15,
+    })
+    const add = async (table: string, bytes: number) => {
+      await p.add(table, [], '[]', { v: 0 }, bytes)
+      seen.push(p.stats.bufferedBytes)
+    }
+    await add('a', 50)
+    await add('b', 40)
+    await add('c', 30) // 120 > 100: 'a' written, 15 held: 40 + 30 + 15
+    expect(p.stats.bufferedBytes).toBe(85)
+    await add('d', 20) // 105 > 100: 'b' written: 30 + 20 + 30 held
+    expect(p.stats.bufferedBytes).toBe(80)
+    expect(p.stats.flushes.budget).toBe(2)
+    await p.flushAll()
+    // Rows released, four files' forms held.
+    expect(p.stats.bufferedBytes).toBe(60)
+    expect(Math.max(...seen, p.stats.peakBufferedBytes)).toBeLessThanOrEqual(100)
+  })
+
+  it('writes a row alone once the held bytes leave no room for it in a buffer', async () => {
+    const reasons: FlushReason[] = []
+    const p = new BufferPool<{ v: number }>({
+      budgetBytes: 100,
+      targetFileBytes: Number.MAX_SAFE_INTEGER,
+      flush: async (_b, reason) => {
+        reasons.push(reason)
+        return 45
+      },
+    })
+    await p.add('a', [], '[]', { v: 1 }, 60)
+    await p.add('b', [], '[]', { v: 2 }, 60) // 'a' written (45 held); 45 + 60 > 100: 'b' alone (90 held)
+    await p.add('c', [], '[]', { v: 3 }, 5) // 90 + 5 fits
+    expect(reasons).toEqual(['budget', 'oversize-row'])
+    expect(p.openBuffers).toBe(1)
+    expect(p.stats.bufferedBytes).toBe(95)
+    expect(p.stats.peakBufferedBytes).toBeLessThanOrEqual(100)
+  })
+})

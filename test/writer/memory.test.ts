@@ -70,3 +70,21 @@ describe('a batch routed to 50 tables × 24 partition values', () => {
     expect(registeredFiles.reduce((n, f) => n + f.recordCount, 0)).toBe(6 * 50 * 24)
   }, 240_000)
 })
+
+describe('the 1,200-file event (one 6 MB event: 50 tables × 24 partition values × 200 columns)', () => {
+  it.each([16, 64])('keeps the writer accounting (rows + written files held to registration) within a %i MB budget', async (mb) => {
+    const { memoryEvent, memoryRoutes } = await import('../bench/memory-data.js')
+    const s = await writerSetup({ FLOE_ROUTES: JSON.stringify(memoryRoutes('wide')), FLOE_MEMORY_BUDGET_MB: String(mb) })
+    const { event, records } = memoryEvent(50, 24)
+    const result = await writeBatch(s.deps, event)
+    expect(result.outcome).toBe('registered')
+    expect(result.deadLetters).toBe(0)
+    const files = result.tables.reduce((n, t) => n + t.files, 0)
+    expect(result.tables.reduce((n, t) => n + t.rows, 0)).toBe(records)
+    expect(files).toBeGreaterThanOrEqual(50 * 24)
+    expect(files).toBe(result.flushes.end + result.flushes.budget + result.flushes['oversize-row'])
+    expect(result.peakBufferedBytes).toBeLessThanOrEqual(mb * 1024 * 1024)
+    // The written files' registration forms are charged: ~7 KB each for 200 columns.
+    expect(result.peakBufferedBytes).toBeGreaterThan(files * 5_000)
+  }, 300_000)
+})

@@ -6,9 +6,9 @@
 import { describe, expect, it } from 'vitest'
 import { createControlContext } from '../../lib/control/context.js'
 import { writeBatch } from '../../lib/writer/pipeline.js'
-import { TX_PAYLOAD_BUDGET, itemSizes, withTransactionBudget } from '../../lib/writer/tx-budget.js'
+import { TX_PAYLOAD_BUDGET, itemSizes, withTransactionBudget } from '../../lib/control/tx-budget.js'
 import type { PendingBatchInput } from '../../lib/control/types.js'
-import { kafkaEvent, registered, writerSetup, type EventRecord } from './support.js'
+import { kafkaEvent, registered, writerSetup, type EventRecord } from '../writer/support.js'
 
 const wideFile = (i: number, columns: number) => ({
   content: 0 as const,

@@ -7,8 +7,8 @@
  * than `config.spillThresholdBytes`; this lowers that threshold for one registration just
  * enough that the largest lists spill and the request fits in TX_PAYLOAD_BUDGET.
  */
-import type { ControlContext, PendingBatchInput } from '../control/types.js'
-import { dataFileToJSON } from '../iceberg/datafile-json.js'
+import { filesJson } from './file-list.js'
+import type { ControlContext, PendingBatchInput } from './types.js'
 
 /** Below DynamoDB's 4 MB: leaves room for the checkpoint updates and DynamoDB's type descriptors. */
 export const TX_PAYLOAD_BUDGET = 3_500_000
@@ -18,7 +18,7 @@ const RANGE_BYTES = 256
 
 /** Size of each batch's file list as lib/control stores it (JSON text inside the item, escaped once more on the wire). */
 const listSizes = (batches: readonly PendingBatchInput[]): number[] =>
-  batches.map((b) => Buffer.byteLength(JSON.stringify(JSON.stringify(b.files.map((f) => dataFileToJSON(f))))))
+  batches.map((b) => Buffer.byteLength(JSON.stringify(filesJson(b.files))))
 
 /** Estimated size of each batch's item as lib/control writes it (an upper bound). */
 export function itemSizes(batches: readonly PendingBatchInput[]): number[] {

@@ -1,0 +1,145 @@
+/**
+ * Stage 1 of writeBatch (pipeline.ts): the event's records → routed items. Records below their
+ * partition's checkpoint are skipped; each other record is decoded (JSON synchronously, other
+ * formats through lib/codec), judged by the guard (guard.ts) and routed. A record that cannot be
+ * decoded or routed becomes an item carrying its dead letter, never an exception.
+ */
+import { FloeError, RecordError } from '../errors.js'
+import { parseJsonObject, parseJsonObjectFast } from '../codec/json.js'
+import { partitionKey, type KafkaRecord } from '../kafka/event.js'
+import type { Schema } from '../schema/types.js'
+import type { DeadLetter } from './dead-letters.js'
+import { inspectRecord } from './guard.js'
+import type { DecodedValue, ReplayOptions, WriterDeps } from './types.js'
+
+/** One record of the batch after decoding and routing. */
+export interface Item {
+  record: KafkaRecord
+  pkey: string
+  /** The decoded value; released (undefined) once its rows are coerced — `decodeItem` decodes it again for a retry. */
+  value?: Record<string, unknown>
+  /** The value's schema when the format has one (Avro, Connect envelope). */
+  schema?: Schema
+  tables: string[]
+  /** Set when `value` is JSON.parse's: the exact decoding, for where digits matter (decodeJson). */
+  exact?: () => Record<string, unknown>
+  dead?: DeadLetter
+  dropped?: boolean
+}
+
+type Decoded = DecodedValue & { exact?: () => Record<string, unknown> }
+
+/** The records at or past their checkpoints as items, and how many were below. */
+export async function decodeRecords(
+  deps: WriterDeps,
+  records: readonly KafkaRecord[],
+  checkpoints: ReadonlyMap<string, bigint | undefined>,
+  replay: ReplayOptions | undefined,
+): Promise<{ items: Item[]; belowCheckpoint: number }> {
+  const items: Item[] = []
+  const json = jsonTopics(deps)
+  let belowCheckpoint = 0
+  let pkey = ''
+  let pkeyOf: KafkaRecord | undefined
+  for (const record of records) {
+    // Records come grouped by partition: the key string is built once per run, not per record.
+    if (pkeyOf === undefined || pkeyOf.topic !== record.topic || pkeyOf.partition !== record.partition) pkey = partitionKey(record.topic, record.partition)
+    pkeyOf = record
+    const cp = checkpoints.get(pkey)
+    if (record.offset >= 0n && cp !== undefined && record.offset < cp) {
+      belowCheckpoint++
+      continue
+    }
+    const prepared = decodeItem(deps, record, pkey, json(record.topic), replay)
+    // JSON is decoded synchronously: no Promise per record where nothing is awaited.
+    items.push(prepared instanceof Promise ? await prepared : prepared)
+  }
+  return { items, belowCheckpoint }
+}
+
+/** One record → its item (decoded, judged, routed; restricted to its replay tables). */
+export function decodeItem(deps: WriterDeps, record: KafkaRecord, pkey: string, json: boolean, replay?: ReplayOptions): Item | Promise<Item> {
+  const { error, value } = record
+  const restrict = (item: Item): Item => (replay?.tablesFor ? restrictTables(item, replay.tablesFor(record)) : item)
+  // Flagged, tombstone or too large: a dead letter without decoding.
+  if (error !== undefined || value === null || value.byteLength > deps.config.limits.maxRecordBytes) return restrict(routeItem(deps, record, pkey, undefined))
+  if (json) return restrict(routeItem(deps, record, pkey, decodeJson(value)))
+  return deps.decoders.decodeValue(record).then((decoded) => restrict(routeItem(deps, record, pkey, decoded)))
+}
+
+/** Per topic (memoised for the batch): true when its value format is `json`, decoded here without a Promise. */
+export function jsonTopics(deps: WriterDeps): (topic: string) => boolean {
+  const known = new Map<string, boolean>()
+  const format = deps.decoders.valueFormat
+  return (topic) => {
+    let json = known.get(topic)
+    if (json === undefined) known.set(topic, (json = format?.(topic) === 'json'))
+    return json
+  }
+}
+
+/** A replayed dead letter goes only to the tables it failed for (it is already in the others). */
+function restrictTables(item: Item, allowed: Set<string> | undefined): Item {
+  if (allowed === undefined || item.dead || item.dropped) return item
+  const before = item.tables
+  item.tables = before.filter((t) => allowed.has(t))
+  if (item.tables.length === 0) {
+    const reason = `replay: the routes no longer send this record to ${[...allowed].join(', ')} (they send it to ${before.join(', ') || 'no table'})`
+    item.dead = { record: item.record, reason, stage: 'route' }
+  }
+  return item
+}
+
+/**
+ * The `json` format's decoding without the Promise: JSON.parse's value (`fast`), the reason as
+ * lib/codec's decodeValue gives it. `exact` is the record decoded exactly (parseJsonObject, once,
+ * on demand): the value where digits JSON.parse may have rounded matter (guard.ts inspectRecord,
+ * columnar/coerce.ts NeedsExact).
+ */
+function decodeJson(bytes: Uint8Array): Decoded {
+  const r = parseJsonObjectFast(bytes)
+  if (!r.ok) return { ok: false, reason: `json value: ${r.reason}` }
+  let exact: Record<string, unknown> | undefined
+  return {
+    ok: true,
+    value: r.value,
+    exact: () => {
+      if (exact !== undefined) return exact
+      const e = parseJsonObject(bytes)
+      if (!e.ok) throw new RecordError(`json value: ${e.reason}`)
+      return (exact = e.value)
+    },
+  }
+}
+
+const deadItem = (record: KafkaRecord, pkey: string, reason: string, stage: DeadLetter['stage']): Item => ({ record, pkey, tables: [], dead: { record, reason, stage } })
+
+/** A record with its decoded value (undefined: not decoded, because it is flagged, a tombstone or too large) → routed item or dead letter. */
+function routeItem(deps: WriterDeps, record: KafkaRecord, pkey: string, decoded: Decoded | undefined): Item {
+  if (record.error !== undefined) return deadItem(record, pkey, record.error, 'event')
+  // A tombstone (null value) has no row to write; it is a dead letter so it is never silent.
+  if (record.value === null) return deadItem(record, pkey, 'record has no value (tombstone)', 'decode')
+  const limits = deps.config.limits
+  if (record.value.byteLength > limits.maxRecordBytes) {
+    return deadItem(record, pkey, `record value is ${record.value.byteLength} bytes, more than FLOE_MAX_RECORD_KB=${limits.maxRecordBytes / 1024}`, 'decode')
+  }
+  if (decoded === undefined) throw new FloeError(`writer: record ${pkey}@${record.offset} reached routing undecoded`)
+  if (!decoded.ok) return deadItem(record, pkey, decoded.reason, 'decode')
+  let { value, exact } = decoded
+  const schema = decoded.schema
+  let inspected = inspectRecord(value, limits, { declared: schema !== undefined })
+  if (exact !== undefined && (inspected.problem !== undefined || inspected.unsafeInteger)) {
+    // JSON.parse rounded an integer beyond 2^53, or the record breaks a limit (an overflowing
+    // literal is Infinity only to JSON.parse): this record alone is decoded exactly and judged on that.
+    const e = parseJsonObject(record.value)
+    if (!e.ok) return deadItem(record, pkey, `json value: ${e.reason}`, 'decode')
+    value = e.value
+    exact = undefined
+    inspected = inspectRecord(value, limits, { declared: false })
+  }
+  if (inspected.problem !== undefined) return deadItem(record, pkey, inspected.problem, 'decode')
+  const routed = deps.router.route(record.topic, value)
+  if (routed.kind === 'tables') return { record, pkey, value, schema, tables: routed.tables, ...(exact !== undefined ? { exact } : {}) }
+  if (routed.kind === 'drop') return { record, pkey, tables: [], dropped: true }
+  return deadItem(record, pkey, routed.reason, 'route')
+}

@@ -1,0 +1,63 @@
+/**
+ * The tables stage of writeBatch (pipeline.ts), before any file is written: back pressure per
+ * routed table, then every table loaded, created or evolved once from all of its records in the
+ * batch (tables.ts), then the keys decoded for tables whose `_kafka.key` is a string column.
+ */
+import { BackpressureError } from '../errors.js'
+import { countPendingBatches } from '../control/batches.js'
+import type { Item } from './decode.js'
+import type { Sample, TableSet } from './tables.js'
+import type { WriterDeps } from './types.js'
+
+/** Throws a retryable BackpressureError when a table has more pending batches than FLOE_MAX_PENDING_BATCHES. */
+export async function checkBackpressure(deps: WriterDeps, tables: Set<string>): Promise<void> {
+  const { config, control } = deps
+  const counts = await Promise.all([...tables].map(async (t) => [t, await countPendingBatches(control, config.pipeline, t)] as const))
+  const over = counts.filter(([, n]) => n > config.maxPendingBatches)
+  if (over.length > 0) {
+    throw new BackpressureError(
+      `back pressure: ${over.map(([t, n]) => `table ${t} has ${n} pending batches`).join(', ')}, more than FLOE_MAX_PENDING_BATCHES=${config.maxPendingBatches}; the committer is behind, the records wait in Kafka`,
+    )
+  }
+}
+
+/** Load, create or evolve every routed table once, from all of its records in the batch. */
+export async function prepareTables(tables: TableSet, items: Item[]): Promise<void> {
+  const values = new Map<string, Sample[]>()
+  for (const item of items) {
+    for (const t of item.tables) {
+      let list = values.get(t)
+      if (!list) values.set(t, (list = []))
+      list.push({ record: item.record, value: item.value!, schema: item.schema, exact: item.exact })
+    }
+  }
+  // A few at a time: each is a catalog round trip or three (load, maybe create, maybe evolve).
+  const queue = [...values]
+  const worker = async () => {
+    for (let next = queue.shift(); next !== undefined; next = queue.shift()) await tables.prepare(next[0], next[1])
+  }
+  await Promise.all(Array.from({ length: Math.min(8, queue.length) }, worker))
+}
+
+/**
+ * Keys of topics with a key format, decoded for the records routed to a table whose `_kafka.key`
+ * is a string column (a binary column takes the raw bytes: nothing to decode). A key that cannot
+ * be decoded makes the record a dead letter (`key: <reason>`); a registry outage throws
+ * (retryable), before any file is written.
+ */
+export async function decodeKeys(deps: WriterDeps, tables: TableSet, items: Item[]): Promise<void> {
+  const decoders = deps.decoders
+  if (decoders.decodeKey === undefined || decoders.keyFormat === undefined) return
+  for (const item of items) {
+    const { record } = item
+    if (item.dead || record.key === null || decoders.keyFormat(record.topic) === undefined) continue
+    if (!item.tables.some((t) => tables.wantsKeyText(t))) continue
+    const decoded = await decoders.decodeKey(record)
+    if (decoded.ok) {
+      tables.setKey(record, decoded.value)
+    } else {
+      item.dead = { record, reason: `key: ${decoded.reason}`, stage: 'decode' }
+      item.tables = []
+    }
+  }
+}

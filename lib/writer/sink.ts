@@ -1,0 +1,76 @@
+/**
+ * The encode → write stage of one group attempt (register.ts): coerced rows in, Parquet files on
+ * S3 out, each in its registration form (lib/control file-list.ts) as soon as it is written.
+ *
+ * Rows wait in a BufferPool (buffers.ts) bounded by FLOE_MEMORY_BUDGET_MB. What a written file
+ * still holds until the registration — its file entry, serialised once: ~7 KB of one-byte string
+ * for 200 columns instead of ~60 KB of metric Maps and Uint8Array bounds — is charged to that
+ * budget; the rows get the rest. parquet-wasm's linear memory is not: it is a working set of its
+ * own (~20 MB for a 200-column file however few its rows, never shrinking), part of the ~100 MB
+ * the function needs beyond the budget (docs/benchmarks.md, "Writer memory and structure").
+ */
+import { encodeFile, type EncodedFile } from '../control/index.js'
+import type { PartitionTuple } from '../iceberg/types.js'
+import { BufferPool, partitionKeyOf, type BufferStats, type RowBuffer } from './buffers.js'
+import { dataFilePath, writeDataFile } from './files.js'
+import type { TableSet } from './tables.js'
+import type { WriterDeps } from './types.js'
+
+/** What a registration holds per written file besides its JSON text (keys, lengths, the array slot). */
+const FILE_OVERHEAD = 256
+
+/** What one group attempt wrote: every path (to delete on a stale attempt) and the files by table. */
+export interface Written {
+  paths: string[]
+  files: Map<string, EncodedFile[]>
+  stats: BufferStats
+}
+
+export interface SinkOptions {
+  deps: WriterDeps
+  tables: TableSet
+  writerId: string
+}
+
+export class FileSink {
+  readonly #opts: SinkOptions
+  readonly #pool: BufferPool<Record<string, unknown>>
+  readonly #paths: string[] = []
+  readonly #files = new Map<string, EncodedFile[]>()
+  #seq = 0
+
+  constructor(opts: SinkOptions) {
+    this.#opts = opts
+    const { config } = opts.deps
+    this.#pool = new BufferPool({ budgetBytes: config.memoryBudgetBytes, targetFileBytes: config.targetFileBytes, flush: (b) => this.#write(b) })
+  }
+
+  add(table: string, partition: PartitionTuple, row: Record<string, unknown>): Promise<void> {
+    return this.#pool.add(table, partition, partitionKeyOf(partition), row)
+  }
+
+  /** Write what is still buffered; the paths are known even when this throws (see `paths`). */
+  async close(): Promise<Written> {
+    await this.#pool.flushAll()
+    return { paths: this.#paths, files: this.#files, stats: this.#pool.stats }
+  }
+
+  /** Every file written so far (a failed attempt deletes them). */
+  get paths(): readonly string[] {
+    return this.#paths
+  }
+
+  /** Encode and write one buffer; returns the bytes it leaves held (see the module comment). */
+  async #write(buffer: RowBuffer<Record<string, unknown>>): Promise<number> {
+    const { deps, tables, writerId } = this.#opts
+    const state = tables.get(buffer.table)!
+    const chunk = await tables.encode(state, buffer.rows)
+    const path = dataFilePath(state.metadata, state.partitionPath(buffer.partition), writerId, this.#seq++, deps.config.objectStorageLayout)
+    const file = encodeFile(await writeDataFile(deps.io, path, chunk, state.spec['spec-id'], buffer.partition))
+    this.#paths.push(path)
+    let list = this.#files.get(buffer.table)
+    if (!list) this.#files.set(buffer.table, (list = []))
+    list.push(file)
+    return file.json.length + FILE_OVERHEAD
+  }
+}

@@ -1,0 +1,133 @@
+/**
+ * Loading a routed table, or creating it (autoCreate) with a schema from this batch's records:
+ * the format's own schema when every record has one (lib/schema declared.ts), else inference
+ * from the records (JSON numbers typed from their literals) within FLOE_MAX_COLUMNS, the
+ * configured partitionBy, idColumns and column hints, and the optional `_kafka` column (its key
+ * `string` when any record comes from a topic with a key format, else `binary`). Another
+ * writer creating it first is fine: theirs is loaded (evolution then adds what ours has more).
+ */
+import { AlreadyExistsError, IcebergError, NoSuchTableError, SchemaError } from '../errors.js'
+import { parsePartitionBy } from '../iceberg/partition.js'
+import type { PartitionSpec } from '../iceberg/types.js'
+import type { KafkaRecord } from '../kafka/event.js'
+import { parseJsonLiterals } from '../codec/index.js'
+import { declaredTableSchema } from '../schema/declared.js'
+import { applyColumnHints } from '../schema/hints.js'
+import { inferSchema } from '../schema/infer.js'
+import type { Schema } from '../schema/types.js'
+import { maxFieldId } from '../schema/walk.js'
+import type { TableOptions } from '../config.js'
+import { recordColumns } from './guard.js'
+import { kafkaField, type KafkaKeyType, type KafkaPart } from './kafka-column.js'
+import { stateOf, type Sample, type TableState } from './table-state.js'
+import type { TableIdentifier, WriterDeps } from './types.js'
+
+/** What loading and creating share across the batch's tables. */
+export interface CreateContext {
+  deps: WriterDeps
+  /** Namespaces created (or found) this invocation, by name. */
+  namespaces: Map<string, Promise<unknown>>
+  /** Remember that `record` is a dead letter for `table`; returns true (for filters). */
+  reject(table: string, record: KafkaRecord, reason: string): true
+}
+
+export interface TableRef {
+  name: string
+  id: TableIdentifier
+  options: TableOptions
+  kafka: KafkaPart[]
+}
+
+export async function loadOrCreate(ctx: CreateContext, t: TableRef, samples: Sample[]): Promise<TableState> {
+  const { catalog } = ctx.deps
+  try {
+    const loaded = await catalog.loadTable(t.id)
+    return stateOf(t.name, t.id, t.options, t.kafka, loaded.metadata, loaded.metadataLocation)
+  } catch (err) {
+    if (!(err instanceof NoSuchTableError)) throw err
+    if (!t.options.autoCreate) throw new NoSuchTableError(`table ${t.name} does not exist and autoCreate is off`, { cause: err })
+  }
+  const schema = newTableSchema(ctx, t, samples)
+  let spec: PartitionSpec
+  try {
+    spec = parsePartitionBy(schema, t.options.partitionBy)
+  } catch (err) {
+    // e.g. day(ts) while these records have no `ts`: the table cannot be created from them.
+    if (!(err instanceof IcebergError)) throw err
+    throw new SchemaError(`table ${t.name}: cannot create with partitionBy ${JSON.stringify(t.options.partitionBy)}: ${err.message}`, { cause: err })
+  }
+  try {
+    await ensureNamespace(ctx, t.id.namespace)
+    // formatVersion travels as Iceberg's reserved create-time property `format-version` (every catalog, REST included, reads it).
+    const properties = t.options.formatVersion === undefined ? t.options.properties : { ...t.options.properties, 'format-version': String(t.options.formatVersion) }
+    const created = await catalog.createTable(t.id, { schema, spec, properties })
+    const state = stateOf(t.name, t.id, t.options, t.kafka, created.metadata, created.metadataLocation)
+    state.created = true
+    return state
+  } catch (err) {
+    // Another writer created it first: use theirs (evolution then adds what ours has more).
+    if (!(err instanceof AlreadyExistsError)) throw err
+  }
+  const loaded = await catalog.loadTable(t.id)
+  return stateOf(t.name, t.id, t.options, t.kafka, loaded.metadata, loaded.metadataLocation)
+}
+
+/** The format's own schema (Avro, Connect envelope) when every record has one, else inference; plus `_kafka`. */
+function newTableSchema(ctx: CreateContext, t: TableRef, samples: Sample[]): Schema {
+  const { options } = t
+  const declared = samples.every((s) => s.schema !== undefined) ? samples[0]?.schema : undefined
+  let schema = declared
+    ? declaredTableSchema(declared, { evolveSchema: options.evolveSchema, idColumns: options.idColumns })
+    : applyColumnHints(inferSchema(literalValues(ctx.deps, withinColumns(ctx, t.name, samples)), { idColumns: options.idColumns, maxDepth: ctx.deps.config.limits.maxDepth }), options.columns)
+  if (t.kafka.length) {
+    const { field } = kafkaField(t.kafka, maxFieldId(schema) + 1, keyType(ctx.deps, samples))
+    schema = { ...schema, fields: [...schema.fields, field] }
+  }
+  return schema
+}
+
+function ensureNamespace(ctx: CreateContext, namespace: string): Promise<unknown> {
+  let ns = ctx.namespaces.get(namespace)
+  if (ns === undefined) {
+    ns = Promise.resolve(ctx.deps.catalog.createNamespace?.(namespace)).catch((e: unknown) => {
+      if (!(e instanceof AlreadyExistsError)) throw e
+    })
+    ctx.namespaces.set(namespace, ns)
+  }
+  return ns
+}
+
+/**
+ * The samples a new table is inferred from, in batch order, while their columns together stay
+ * within FLOE_MAX_COLUMNS; a record that would pass it is a dead letter for this table (it
+ * would otherwise widen the table through evolution right after).
+ */
+function withinColumns(ctx: CreateContext, name: string, samples: Sample[]): Sample[] {
+  const max = ctx.deps.config.limits.maxColumns
+  const union = new Set<string>()
+  return samples.filter((s) => {
+    const added = [...recordColumns(s.value)].filter((c) => !union.has(c))
+    if (union.size + added.length <= max) {
+      for (const c of added) union.add(c)
+      return true
+    }
+    return !ctx.reject(name, s.record, `table ${name}: record would bring the new table to ${union.size + added.length} columns, more than FLOE_MAX_COLUMNS=${max}`)
+  })
+}
+
+/**
+ * The values inference reads: for `json` topics the record re-read with every number as its
+ * literal text (lib/codec parseJsonLiterals), so `1.0` infers a double and `1` a long. Only
+ * records a type is inferred from pay for this (a new table, a record with a new field).
+ */
+export function literalValues(deps: WriterDeps, samples: Sample[]): Record<string, unknown>[] {
+  const format = deps.decoders.valueFormat
+  return samples.map((s) => (format?.(s.record.topic) === 'json' && s.record.value ? parseJsonLiterals(s.record.value) : undefined) ?? s.value)
+}
+
+/** `_kafka.key`'s type for a column created from these records: string when any comes from a topic with a key format. */
+export function keyType(deps: WriterDeps, samples: Sample[]): KafkaKeyType {
+  const decoders = deps.decoders
+  if (decoders.keyFormat === undefined || decoders.decodeKey === undefined) return 'binary'
+  return samples.some((s) => decoders.keyFormat!(s.record.topic) !== undefined) ? 'string' : 'binary'
+}

@@ -1,0 +1,52 @@
+/**
+ * Evolving a table so this batch's records fit (./evolution.ts has the rules and sources), the
+ * new schema committed through the catalog before any row is written. On CommitConflictError
+ * (another writer, or an outside engine, changed the table first) reload and plan again on top
+ * of their schema, so both changes land.
+ */
+import { CommitConflictError } from '../errors.js'
+import { addSchema } from '../iceberg/metadata.js'
+import { applyColumnHints } from '../schema/hints.js'
+import { inferSchema } from '../schema/infer.js'
+import { maxFieldId } from '../schema/walk.js'
+import type { Coerced } from './columnar/coerce.js'
+import { evolutionInput, planEvolution, tableView } from './evolution.js'
+import { hasKafkaColumn, kafkaField } from './kafka-column.js'
+import { keyType, literalValues } from './table-create.js'
+import { refreshed, type Sample, type TableState } from './table-state.js'
+import type { WriterDeps } from './types.js'
+
+/** `coerced`: each sample's row as the current schema's coercer made it while looking (kept for buildRow while the schema does not change). */
+export async function evolveTable(deps: WriterDeps, state: TableState, samples: Sample[], coerced: (value: object, result: Coerced) => void): Promise<void> {
+  const { catalog, config } = deps
+  const input = evolutionInput(samples, state.coerce, coerced)
+  const kafkaMissing = state.kafka.length > 0 && !hasKafkaColumn(state.schema)
+  if (input.declared.length === 0 && input.plain.length === 0 && input.failing.length === 0 && !kafkaMissing) return
+  // New fields of JSON records are typed from their literals (`1.0` a double) and the table's `columns` hints.
+  const bySample = new Map(samples.map((s) => [s.value as object, s]))
+  const maxDepth = config.limits.maxDepth
+  const infer = (values: Record<string, unknown>[]) =>
+    applyColumnHints(inferSchema(literalValues(deps, values.map((v) => bySample.get(v)!)), { maxDepth }), state.options.columns)
+  for (let attempt = 0; ; attempt++) {
+    const plan = planEvolution(tableView(state), input, infer)
+    state.rejected = new Map([...plan.rejected].map(([value, reason]) => [bySample.get(value)!.record, reason]))
+    let target = plan.target
+    if (state.kafka.length && !hasKafkaColumn(target ?? state.schema)) {
+      const base = target ?? state.schema
+      const { field } = kafkaField(state.kafka, Math.max(state.metadata['last-column-id'], maxFieldId(base)) + 1, keyType(deps, samples))
+      target = { ...base, fields: [...base.fields, field] }
+    }
+    if (target === undefined) return
+    const metadata = addSchema(state.metadata, target)
+    try {
+      const { metadataLocation } = await catalog.commit(state.id, { base: state.metadataLocation, metadata })
+      Object.assign(state, refreshed(state, metadata, metadataLocation))
+      state.evolvedToSchemaId = state.schema['schema-id']
+      return
+    } catch (err) {
+      if (!(err instanceof CommitConflictError) || attempt >= config.commitRetries) throw err
+      const loaded = await catalog.loadTable(state.id)
+      Object.assign(state, refreshed(state, loaded.metadata, loaded.metadataLocation))
+    }
+  }
+}

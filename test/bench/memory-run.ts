@@ -1,0 +1,41 @@
+/**
+ * `npx tsx test/bench/memory-run.ts [--budgets 16,64,256] [--tables 50] [--slots 24] [--runs 1]`:
+ * the writer-memory section of `npm run bench` alone (memory.ts: the bundled writer, one child
+ * per run), on local endpoints. Prints one line per budget: peak RSS and the writer's own
+ * accounting peak (peakBufferedBytes), against FLOE_MEMORY_BUDGET_MB + 100 MB.
+ */
+import { randomUUID } from 'node:crypto'
+import { parseArgs } from 'node:util'
+import { ensureCatalogTable, ensureControlTable } from '../../lib/local/init.js'
+import { logger } from '../../lib/log.js'
+import { localAws } from './common.js'
+import { benchMemory } from './memory.js'
+
+const { values } = parseArgs({
+  options: { budgets: { type: 'string', default: '16,64,256' }, tables: { type: 'string', default: '50' }, slots: { type: 'string', default: '24' }, runs: { type: 'string', default: '1' } },
+})
+process.env.POWERTOOLS_LOG_LEVEL ??= 'ERROR'
+logger.setLogLevel('ERROR')
+const log = (s: string) => console.error(`[${new Date().toISOString().slice(11, 19)}] ${s}`)
+const { endpoints, clients } = await localAws()
+const id = randomUUID().slice(0, 8)
+const tables = { control: `mem-control-${id}`, catalog: `mem-iceberg-${id}` }
+try {
+  await Promise.all([ensureControlTable(clients.ddb, tables.control), ensureCatalogTable(clients.ddb, tables.catalog)])
+  const opts = { budgets: values.budgets.split(',').map(Number), tables: Number(values.tables), slots: Number(values.slots), runs: Number(values.runs) }
+  const results = await benchMemory(clients, tables, opts, log)
+  console.log('| budget MB | records | tables | files | flushes budget/end | accounting peak MB | RSS before MB | peak RSS MB | bound (budget + 100) | growth over RSS before MB | after: JS heap / external / wasm MB | ms |')
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|')
+  for (const r of results) {
+    const peak = (r.peakBufferedBytes / 2 ** 20).toFixed(1)
+    const bound = r.budgetMB + 100
+    const ok = r.peakRssMB <= bound ? '≤' : '>'
+    console.log(`| ${r.budgetMB} | ${r.records} | ${r.tables} | ${r.files} | ${r.flushes.budget}/${r.flushes.end} | ${peak} | ${r.rssBeforeMB} | ${r.peakRssMB} | ${ok} ${bound} | ${r.peakRssMB - r.rssBeforeMB} | ${r.after?.heapUsedMB} / ${r.after?.externalMB} / ${r.wasmMB} | ${r.ms} |`)
+  }
+} finally {
+  clients.ddb.destroy()
+  clients.s3.destroy()
+  const hold = setInterval(() => undefined, 1000)
+  await Promise.race([endpoints.stop(), new Promise((r) => setTimeout(r, 15_000))])
+  clearInterval(hold)
+}
