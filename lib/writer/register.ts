@@ -104,7 +104,7 @@ export async function writeGroup(
         }
         throw err
       }
-      await pool.add(table, built.partition, partitionKeyOf(built.partition), built.row)
+      await pool.add(table, built.partition, partitionKeyOf(built.partition), built.row, built.bytes)
       let perTable = ranges.get(table)
       if (!perTable) ranges.set(table, (perTable = new Map()))
       const r = perTable.get(item.pkey) ?? { records: 0, maxTimestamp: 0 }

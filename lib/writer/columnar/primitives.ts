@@ -12,6 +12,8 @@ export interface Ctx {
   unknown: { path: string; value: unknown }[] | undefined
   /** The record came from JSON.parse (lib/codec parseJsonObjectFast): where digits could matter, ask for the exact decoding. */
   fast?: boolean
+  /** Set by a struct's conversion: the size (sizes.ts) of the row it returned. */
+  bytes?: number
 }
 
 export type Convert = (v: unknown, ctx: Ctx) => unknown
