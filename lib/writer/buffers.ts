@@ -62,7 +62,17 @@ export class BufferPool<Row> {
     return this.#buffers.size
   }
 
-  async add(table: string, partition: PartitionTuple, partitionKey: string, row: Row, bytes = estimateRowBytes(row)): Promise<void> {
+  /**
+   * Buffer a row. Synchronous (undefined) when nothing has to be flushed, which is almost every
+   * row: no Promise per row; a Promise when a flush (budget, target size, oversize row) runs.
+   */
+  add(table: string, partition: PartitionTuple, partitionKey: string, row: Row, bytes = estimateRowBytes(row)): Promise<void> | undefined {
+    if (this.stats.bufferedBytes + bytes > this.#opts.budgetBytes) return this.#addOverBudget(table, partition, partitionKey, row, bytes)
+    const buffer = this.#append(table, partition, partitionKey, row, bytes)
+    return buffer.bytes >= this.#opts.targetFileBytes ? this.#flush(buffer, 'target-size') : undefined
+  }
+
+  async #addOverBudget(table: string, partition: PartitionTuple, partitionKey: string, row: Row, bytes: number): Promise<void> {
     const { budgetBytes, targetFileBytes } = this.#opts
     while (this.stats.bufferedBytes + bytes > budgetBytes && this.#buffers.size > 0) {
       await this.#flush(this.#largest()!, 'budget')
@@ -74,6 +84,11 @@ export class BufferPool<Row> {
       await this.#opts.flush(alone, 'oversize-row')
       return
     }
+    const buffer = this.#append(table, partition, partitionKey, row, bytes)
+    if (buffer.bytes >= targetFileBytes) await this.#flush(buffer, 'target-size')
+  }
+
+  #append(table: string, partition: PartitionTuple, partitionKey: string, row: Row, bytes: number): RowBuffer<Row> {
     const key = bufferKey(table, partitionKey)
     let buffer = this.#buffers.get(key)
     if (buffer === undefined) {
@@ -85,7 +100,7 @@ export class BufferPool<Row> {
     this.stats.rows++
     this.stats.bufferedBytes += bytes
     if (this.stats.bufferedBytes > this.stats.peakBufferedBytes) this.stats.peakBufferedBytes = this.stats.bufferedBytes
-    if (buffer.bytes >= targetFileBytes) await this.#flush(buffer, 'target-size')
+    return buffer
   }
 
   /**

@@ -104,7 +104,8 @@ export async function writeGroup(
         }
         throw err
       }
-      await pool.add(table, built.partition, partitionKeyOf(built.partition), built.row, built.bytes)
+      const adding = pool.add(table, built.partition, partitionKeyOf(built.partition), built.row, built.bytes)
+      if (adding !== undefined) await adding
       let perTable = ranges.get(table)
       if (!perTable) ranges.set(table, (perTable = new Map()))
       const r = perTable.get(item.pkey) ?? { records: 0, maxTimestamp: 0 }
