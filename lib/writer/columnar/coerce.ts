@@ -219,7 +219,6 @@ function writeDefault(field: NestedField, convert: Convert, path: string): unkno
 }
 
 function compileType(type: IcebergType, path: string, o: CompileOptions): Convert {
-  const ci = o.ci
   if (isStruct(type)) return compileStruct(type, path, o)
   if (isList(type)) {
     const element = compileType(type.element, `${path}.element`, o)
