@@ -130,9 +130,13 @@ export function partitionTuple(spec: PartitionSpec, schema: Schema, row: Record<
     const source = sourceOf(columns, field)
     let value: unknown = row
     for (const key of source.path) value = value === null || value === undefined ? undefined : (value as Record<string, unknown>)[key]
+    // The writer's rows may hold a long, time or timestamp as a safe-integer number (lib/writer/columnar coerce.ts longsAsNumbers).
+    if (typeof value === 'number' && INT64_TYPES.has(source.field.type as string)) value = BigInt(value)
     return applyTransform(field.transform, source.field.type as string, value)
   })
 }
+
+const INT64_TYPES = new Set(['long', 'time', 'timestamp', 'timestamptz', 'timestamp_ns', 'timestamptz_ns'])
 
 /** Result types of a spec's fields, in order (day → date; bucket/year/month/hour → int; …). */
 export function partitionTypes(spec: PartitionSpec, schema: Schema): IcebergType[] {

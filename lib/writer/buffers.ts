@@ -7,8 +7,9 @@
  * so an invocation writes one file per (table, partition value) unless the budget or the target
  * size forced more — never one per Kafka partition.
  *
- * The accounting is exact over estimates: each row is charged `estimateRowBytes(row)` when it is
- * added and released when its buffer is flushed, so `bufferedBytes` is the sum of the charges of
+ * The accounting is exact over estimates: each row is charged `estimateRowBytes(row)`
+ * (columnar/sizes.ts; the coercer returns the same figure, so callers pass it) when it is added
+ * and released when its buffer is flushed, so `bufferedBytes` is the sum of the charges of
  * the rows held, and `peakBufferedBytes` the highest it has been. The estimate is conservative
  * for V8: strings at 2 bytes per character plus a header, 8-16 bytes per number, and a per-key
  * and per-object overhead (measured V8 objects run ~1.5-3× their JSON size; this charges more).
@@ -20,6 +21,9 @@
  * alone. So `bufferedBytes` (rows + held) never passes the budget.
  */
 import type { PartitionTuple } from '../iceberg/types.js'
+import { estimateRowBytes } from './columnar/sizes.js'
+
+export { estimateRowBytes }
 
 export type FlushReason = 'budget' | 'target-size' | 'end' | 'oversize-row'
 
@@ -71,7 +75,17 @@ export class BufferPool<Row> {
     return this.#buffers.size
   }
 
-  async add(table: string, partition: PartitionTuple, partitionKey: string, row: Row, bytes = estimateRowBytes(row)): Promise<void> {
+  /**
+   * Buffer a row. Synchronous (undefined) when nothing has to be flushed, which is almost every
+   * row: no Promise per row; a Promise when a flush (budget, target size, oversize row) runs.
+   */
+  add(table: string, partition: PartitionTuple, partitionKey: string, row: Row, bytes = estimateRowBytes(row)): Promise<void> | undefined {
+    if (this.stats.bufferedBytes + bytes > this.#opts.budgetBytes) return this.#addOverBudget(table, partition, partitionKey, row, bytes)
+    const buffer = this.#append(table, partition, partitionKey, row, bytes)
+    return buffer.bytes >= this.#opts.targetFileBytes ? this.#flush(buffer, 'target-size') : undefined
+  }
+
+  async #addOverBudget(table: string, partition: PartitionTuple, partitionKey: string, row: Row, bytes: number): Promise<void> {
     const { budgetBytes, targetFileBytes } = this.#opts
     while (this.stats.bufferedBytes + bytes > budgetBytes && this.#buffers.size > 0) {
       await this.#flush(this.#largest()!, 'budget')
@@ -83,6 +97,11 @@ export class BufferPool<Row> {
       this.#charge((await this.#opts.flush(alone, 'oversize-row')) ?? 0)
       return
     }
+    const buffer = this.#append(table, partition, partitionKey, row, bytes)
+    if (buffer.bytes >= targetFileBytes) await this.#flush(buffer, 'target-size')
+  }
+
+  #append(table: string, partition: PartitionTuple, partitionKey: string, row: Row, bytes: number): RowBuffer<Row> {
     const key = bufferKey(table, partitionKey)
     let buffer = this.#buffers.get(key)
     if (buffer === undefined) {
@@ -94,7 +113,7 @@ export class BufferPool<Row> {
     this.stats.rows++
     this.stats.bufferedBytes += bytes
     if (this.stats.bufferedBytes > this.stats.peakBufferedBytes) this.stats.peakBufferedBytes = this.stats.bufferedBytes
-    if (buffer.bytes >= targetFileBytes) await this.#flush(buffer, 'target-size')
+    return buffer
   }
 
   /**
@@ -139,47 +158,6 @@ export class BufferPool<Row> {
 }
 
 const bufferKey = (table: string, partitionKey: string) => `${table}\u0000${partitionKey}`
-
-const OBJECT_OVERHEAD = 64
-const KEY_OVERHEAD = 16
-const STRING_HEADER = 24
-
-/** Conservative in-memory size of a row (see the module comment). */
-export function estimateRowBytes(value: unknown): number {
-  switch (typeof value) {
-    case 'string':
-      return STRING_HEADER + 2 * value.length
-    case 'number':
-    case 'boolean':
-      return 16
-    case 'bigint':
-      return 32
-    case 'undefined':
-      return 8
-    case 'object': {
-      if (value === null) return 8
-      if (value instanceof Uint8Array) return OBJECT_OVERHEAD + value.byteLength
-      if (value instanceof Date) return OBJECT_OVERHEAD
-      if (Array.isArray(value)) {
-        let n = OBJECT_OVERHEAD + 8 * value.length
-        for (const v of value) n += estimateRowBytes(v)
-        return n
-      }
-      if (value instanceof Map) {
-        let n = OBJECT_OVERHEAD
-        for (const [k, v] of value) n += KEY_OVERHEAD + estimateRowBytes(k) + estimateRowBytes(v)
-        return n
-      }
-      let n = OBJECT_OVERHEAD
-      for (const k in value as Record<string, unknown>) {
-        n += KEY_OVERHEAD + 2 * k.length + estimateRowBytes((value as Record<string, unknown>)[k])
-      }
-      return n
-    }
-    default:
-      return 16
-  }
-}
 
 /** Stable text key of a partition tuple (bigint and bytes included). */
 export function partitionKeyOf(tuple: PartitionTuple): string {

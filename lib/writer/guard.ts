@@ -68,49 +68,50 @@ const isWellFormed = (s: string): boolean => (s as unknown as { isWellFormed(): 
 /**
  * The per-record fast path (issue 20: the guard cost as much as JSON.parse): WITHIN only when
  * findProblem would find nothing — no strings or paths built, no regex, non-null leaves counted
- * instead of distinct columns (distinct columns ≤ leaves). LOOK_CLOSELY: the exact
- * walk below then finds the reason (or that there is none, e.g. a long array of one column).
+ * instead of distinct columns (distinct columns ≤ leaves), every value counted so the exact
+ * walk's stack (at most the values pushed plus one frame per array level) stays under its cap.
+ * LOOK_CLOSELY: the exact walk below then finds the reason (or that there is none, e.g. a long
+ * array of one column). Recursive (depth ≤ FLOE_MAX_DEPTH ≤ 200) over module state: no
+ * allocation per record; synchronous, so walks never interleave.
  */
 function withinLimits(value: Record<string, unknown>, limits: RecordLimits, declared: boolean): typeof LOOK_CLOSELY | typeof WITHIN | typeof WITHIN_UNSAFE {
-  const { maxColumns, maxDepth, maxFieldNameLength } = limits
-  const cap = maxColumns * 4 + maxDepth
-  const values: unknown[] = [value]
-  const depths: number[] = [0]
-  let leaves = 0
-  let unsafe = false
-  while (values.length > 0) {
-    const v = values.pop()
-    const depth = depths.pop()!
-    if (typeof v === 'string') {
-      if (!isWellFormed(v) || ++leaves > maxColumns) return LOOK_CLOSELY
-    } else if (typeof v === 'number') {
-      if ((!declared && !Number.isFinite(v)) || ++leaves > maxColumns) return LOOK_CLOSELY
-      if (!unsafe && Number.isInteger(v) && !Number.isSafeInteger(v)) unsafe = true
-    } else if (typeof v !== 'object' || v === null || v instanceof Uint8Array || v instanceof Date || losslessText(v) !== undefined) {
-      if (v !== null && v !== undefined && ++leaves > maxColumns) return LOOK_CLOSELY
-    } else if (depth >= maxDepth) {
-      return LOOK_CLOSELY
-    } else if (Array.isArray(v)) {
-      if (values.length + v.length > cap) return LOOK_CLOSELY
-      for (const e of v) {
-        values.push(e)
-        depths.push(depth + 1)
-      }
-    } else if (v instanceof Map) {
-      if (values.length + v.size > cap) return LOOK_CLOSELY
-      for (const [, e] of v) {
-        values.push(e)
-        depths.push(depth + 1)
-      }
-    } else {
-      for (const key in v) {
-        if (key.length > maxFieldNameLength || !isWellFormed(key) || values.length >= cap) return LOOK_CLOSELY
-        values.push((v as Record<string, unknown>)[key])
-        depths.push(depth + 1)
-      }
-    }
+  walk.maxColumns = limits.maxColumns
+  walk.maxDepth = limits.maxDepth
+  walk.maxName = limits.maxFieldNameLength
+  walk.maxValues = limits.maxColumns * 4
+  walk.declared = declared
+  walk.leaves = 0
+  walk.values = 0
+  walk.unsafe = false
+  if (!fits(value, 0)) return LOOK_CLOSELY
+  return walk.unsafe ? WITHIN_UNSAFE : WITHIN
+}
+
+const walk = { maxColumns: 0, maxDepth: 0, maxName: 0, maxValues: 0, declared: false, leaves: 0, values: 0, unsafe: false }
+
+function fits(v: unknown, depth: number): boolean {
+  if (++walk.values > walk.maxValues) return false
+  if (typeof v === 'string') return isWellFormed(v) && ++walk.leaves <= walk.maxColumns
+  if (typeof v === 'number') {
+    if ((!walk.declared && !Number.isFinite(v)) || ++walk.leaves > walk.maxColumns) return false
+    if (!walk.unsafe && Number.isInteger(v) && !Number.isSafeInteger(v)) walk.unsafe = true
+    return true
   }
-  return unsafe ? WITHIN_UNSAFE : WITHIN
+  if (typeof v !== 'object' || v === null || v instanceof Uint8Array || v instanceof Date || losslessText(v) !== undefined)
+    return v === null || v === undefined || ++walk.leaves <= walk.maxColumns
+  if (depth >= walk.maxDepth) return false
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) if (!fits(v[i], depth + 1)) return false
+    return true
+  }
+  if (v instanceof Map) {
+    for (const e of v.values()) if (!fits(e, depth + 1)) return false
+    return true
+  }
+  for (const key in v) {
+    if (key.length > walk.maxName || !isWellFormed(key) || !fits((v as Record<string, unknown>)[key], depth + 1)) return false
+  }
+  return true
 }
 
 /** The exact walk: the first problem in walk order, with its path. */

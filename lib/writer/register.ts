@@ -110,7 +110,8 @@ async function coerceInto(tables: TableSet, item: Item, table: string, sink: Fil
     }
     throw err
   }
-  await sink.add(table, built.partition, built.row)
+  const adding = sink.add(table, built.partition, built.row, built.bytes)
+  if (adding !== undefined) await adding
   let perTable = out.ranges.get(table)
   if (!perTable) out.ranges.set(table, (perTable = new Map()))
   const r = perTable.get(item.pkey) ?? { records: 0, maxTimestamp: 0 }

@@ -45,8 +45,9 @@ export class FileSink {
     this.#pool = new BufferPool({ budgetBytes: config.memoryBudgetBytes, targetFileBytes: config.targetFileBytes, flush: (b) => this.#write(b) })
   }
 
-  add(table: string, partition: PartitionTuple, row: Record<string, unknown>): Promise<void> {
-    return this.#pool.add(table, partition, partitionKeyOf(partition), row)
+  /** Buffer a row of `bytes` (the coercer's estimate); a Promise only when a flush runs. */
+  add(table: string, partition: PartitionTuple, row: Record<string, unknown>, bytes: number): Promise<void> | undefined {
+    return this.#pool.add(table, partition, partitionKeyOf(partition), row, bytes)
   }
 
   /** Write what is still buffered; the paths are known even when this throws (see `paths`). */

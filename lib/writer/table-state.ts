@@ -53,7 +53,7 @@ export function stateOf(name: string, id: TableIdentifier, options: TableOptions
     kafkaKey: kafkaKeyType(schema),
     unknownFieldsIgnored: 0,
     partitionPath: (tuple) => partitionPath(spec, schema, tuple),
-    coerce: compileCoercer(schema, { table: name, caseInsensitive: options.caseInsensitive }),
+    coerce: compileCoercer(schema, { table: name, caseInsensitive: options.caseInsensitive, longsAsNumbers: true }),
   }
 }
 
@@ -68,7 +68,7 @@ export function failed(name: string, id: TableIdentifier, options: TableOptions,
   const schema: Schema = { type: 'struct', 'schema-id': 0, fields: [] }
   const spec: PartitionSpec = { 'spec-id': 0, fields: [] }
   const metadata = { location: '', properties: {} } as unknown as TableMetadata
-  return { name, id, options, metadata, metadataLocation: '', schema, spec, kafka, failure: reason, unknownFieldsIgnored: 0, partitionPath: () => '', coerce: compileCoercer(schema, { table: name }) }
+  return { name, id, options, metadata, metadataLocation: '', schema, spec, kafka, failure: reason, unknownFieldsIgnored: 0, partitionPath: () => '', coerce: compileCoercer(schema, { table: name, longsAsNumbers: true }) }
 }
 
 export const reservedReason = (table: string): string =>

@@ -108,20 +108,20 @@ export class TableSet {
   }
 
   /** A record as a row of the table's current schema (throws RecordError for a bad value). */
-  buildRow(state: TableState, record: KafkaRecord, value: Record<string, unknown>, exact?: () => Record<string, unknown>): { row: Record<string, unknown>; partition: PartitionTuple } {
+  buildRow(state: TableState, record: KafkaRecord, value: Record<string, unknown>, exact?: () => Record<string, unknown>): { row: Record<string, unknown>; partition: PartitionTuple; bytes: number } {
     const rejected = this.#rejection(state.name, record) ?? state.rejected?.get(record)
     if (rejected !== undefined) throw new RecordError(rejected)
     if (state.kafka.length && KAFKA_COLUMN in value) throw new RecordError(reservedReason(state.name))
     const input = coercerInput(state, record, value, this.#keys)
     const cached = input === value ? this.#coerced.get(value) : undefined
     if (cached) this.#coerced.delete(value)
-    const { row, unknown } = cached?.coerce === state.coerce ? cached.result : coerceExactly(state.coerce, input, exact && (() => coercerInput(state, record, exact(), this.#keys)))
+    const { row, unknown, bytes } = cached?.coerce === state.coerce ? cached.result : coerceExactly(state.coerce, input, exact && (() => coercerInput(state, record, exact(), this.#keys)))
     if (unknown.length) state.unknownFieldsIgnored += unknown.length
-    if (!state.spec.fields.length) return { row, partition: [] }
+    if (!state.spec.fields.length) return { row, partition: [], bytes }
     const partition = partitionTuple(state.spec, state.schema, row)
     const problem = this.#paths.problem(state, partition)
     if (problem !== undefined) throw new RecordError(problem)
-    return { row, partition }
+    return { row, partition, bytes }
   }
 
   encode(state: TableState, rows: Record<string, unknown>[]): Promise<EncodedChunk> {

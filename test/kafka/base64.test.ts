@@ -1,6 +1,6 @@
 import * as fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { decodeBase64, isBase64 } from '../../lib/kafka/event.js'
+import { decodeBase64, isBase64, parseKafkaEvent } from '../../lib/kafka/event.js'
 
 /** The strict regex isBase64 replaced (for speed): both must accept exactly the same texts. */
 const STRICT = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{2,3})?$/
@@ -43,5 +43,26 @@ describe('base64 values', () => {
         expect(decodeBase64(text.replace(/=+$/, ''))).toEqual(bytes)
       }),
     )
+  })
+})
+
+describe('event values decoded into the shared buffer', () => {
+  it('accept exactly the strict base64 texts, with the bytes Buffer decodes (every 4-character text over valid, padding, URL-safe and invalid characters, alone and next to a quad)', () => {
+    const chars = ['Q', 'U', 'E', '=', '-', '_', '*', ' ', 'é', '+', '/']
+    const texts: string[] = []
+    const gen = (prefix: string) => {
+      if (prefix.length === 4) texts.push(prefix)
+      else for (const c of chars) gen(prefix + c)
+    }
+    gen('')
+    for (const t of texts.slice()) for (const quad of ['QUFB', 'QQ==', 'Q=Q=', '====']) texts.push(quad + t, t + quad)
+    const records = texts.map((value, i) => ({ topic: 't', partition: 0, offset: i, timestamp: 1, timestampType: 'CREATE_TIME', value, headers: [] }))
+    const parsed = parseKafkaEvent({ eventSource: 'aws:kafka', records: { 't-0': records } })
+    const wrong = parsed.filter((r, i) => {
+      const accepted = r.error === undefined
+      return accepted !== isBase64(texts[i]!) || (accepted && Buffer.compare(Buffer.from(r.value!), Buffer.from(texts[i]!, 'base64')) !== 0)
+    })
+    expect(wrong.map((r) => texts[Number(r.offset)])).toEqual([])
+    expect(parsed.filter((r) => r.error === undefined).length).toBeGreaterThan(1000)
   })
 })

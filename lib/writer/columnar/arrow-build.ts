@@ -60,22 +60,38 @@ function compileStruct(type: StructType, prefix: string, repeated: boolean, stat
   const names = type.fields.map((f) => f.name)
   const children = type.fields.map((f) => compileType(f.type, f.id, prefix + f.name, repeated, stats, bounds))
   const isRoot = prefix === ''
+  const split = compileSplit(names)
   return {
     build: (values, placeholders) => {
       const n = values.length
-      const childData = names.map((name, c) => {
-        const col = new Array(n)
-        for (let i = 0; i < n; i++) {
-          const v = values[i] as Row | null
-          col[i] = v === null ? null : (v[name] ?? null)
-        }
-        return children[c]!.build(col, placeholders)
-      })
+      const childData = split(values as (Row | null)[]).map((col, c) => children[c]!.build(col, placeholders))
       if (isRoot) return arrow.makeData({ type: arrowType, length: n, nullCount: 0, children: childData })
       const { nullBitmap, nullCount } = validity(values)
       return arrow.makeData({ type: arrowType, length: n, nullCount, nullBitmap: nullCount ? nullBitmap : undefined, children: childData })
     },
   }
+}
+
+/**
+ * One pass over the rows that splits them into one value array per field (missing → null): a
+ * compiled function whose property reads have constant names, so each read site sees one row
+ * shape (coerce.ts builds rows of a struct from one object literal) instead of one generic keyed
+ * read per row and column.
+ */
+function compileSplit(names: string[]): (rows: (Row | null)[]) => unknown[][] {
+  const cols = names.map((_, c) => `c${c}`)
+  const body = [
+    'const n = rows.length',
+    ...cols.map((c) => `const ${c} = new Array(n)`),
+    'for (let i = 0; i < n; i++) {',
+    '  const v = rows[i]',
+    `  if (v === null) { ${cols.map((c) => `${c}[i] = null`).join('; ')} }`,
+    `  else { ${names.map((name, c) => `${cols[c]}[i] = v[${JSON.stringify(name)}] ?? null`).join('; ')} }`,
+    '}',
+    `return [${cols.join(', ')}]`,
+  ].join('\n')
+  // oxlint-disable-next-line no-new-func -- generated from field names quoted by JSON.stringify
+  return new Function('rows', body) as (rows: (Row | null)[]) => unknown[][]
 }
 
 function compileType(type: IcebergType, id: number, name: string, repeated: boolean, stats: LeafStats[], bounds: ArrowBuildOptions['bounds'] & {}): Compiled {

@@ -19,6 +19,7 @@ import { RecordError, SchemaError } from '../../errors.js'
 import { isList, isMap, isStruct, type IcebergType, type NestedField, type StructType } from '../../schema/types.js'
 import { decimalParams } from '../../schema/walk.js'
 import { compilePrimitive, Failure, safeJson, type Convert, type Ctx } from './primitives.js'
+import { estimateRowBytes, KEY_OVERHEAD, OBJECT_OVERHEAD } from './sizes.js'
 import { fieldValue, losslessText } from './values.js'
 
 export type Row = Record<string, unknown>
@@ -33,6 +34,8 @@ export interface Coerced {
   row: Row
   /** Unknown fields with a non-null value (empty when there are none). */
   unknown: UnknownField[]
+  /** `estimateRowBytes(row)` (sizes.ts), summed while the row was built: what the buffers charge for it. */
+  bytes: number
 }
 
 /**
@@ -58,9 +61,13 @@ const NONE: UnknownField[] = []
 /**
  * Compile a coercer for a struct (a table schema). `table` is used in error messages;
  * `caseInsensitive` (the table option) matches record keys to field names ignoring case.
+ * `longsAsNumbers` (the writer's path): a long, time or timestamp value that is a safe integer
+ * comes out as a number, not a bigint — no BigInt allocated per value (it cost ~0.3-0.8 µs
+ * each); columns.ts writes numbers into int64 columns exactly, lib/iceberg's partition
+ * transforms take them as bigint. Values beyond 2^53 stay bigint.
  */
-export function compileCoercer(schema: StructType, opts: { table: string; caseInsensitive?: boolean }): Coercer {
-  const root = compileStruct(schema, '', opts.caseInsensitive ?? false)
+export function compileCoercer(schema: StructType, opts: { table: string; caseInsensitive?: boolean; longsAsNumbers?: boolean }): Coercer {
+  const root = compileStruct(schema, '', { ci: opts.caseInsensitive ?? false, numbers: opts.longsAsNumbers ?? false })
   // One context per coercer, reset per record: coercion is synchronous, so calls never interleave.
   const ctx: Ctx = { unknown: undefined }
   return (record: unknown, fast = false): Coerced => {
@@ -69,7 +76,8 @@ export function compileCoercer(schema: StructType, opts: { table: string; caseIn
     ctx.unknown = undefined
     ctx.fast = fast
     try {
-      return { row: root(record, ctx) as Row, unknown: ctx.unknown ?? NONE }
+      const row = root(record, ctx) as Row
+      return { row, unknown: ctx.unknown ?? NONE, bytes: ctx.bytes! }
     } catch (err) {
       if (!(err instanceof Failure)) throw err
       if (fast) throw NEEDS_EXACT
@@ -107,38 +115,88 @@ export function isInformative(v: unknown): boolean {
 const isPlainObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Uint8Array) && !(v instanceof Date) && !(v instanceof Map) && losslessText(v) === undefined
 
-function compileStruct(type: StructType, path: string, ci: boolean): Convert {
+function compileStruct(type: StructType, path: string, o: CompileOptions): Convert {
+  const ci = o.ci
   const n = type.fields.length
   const names = type.fields.map((f) => f.name)
   const required = type.fields.map((f) => f.required)
   const expected = type.fields.map((f) => typeName(f.type))
-  const converts = type.fields.map((f) => compileType(f.type, path ? `${path}.${f.name}` : f.name, ci))
+  const converts = type.fields.map((f) => compileType(f.type, path ? `${path}.${f.name}` : f.name, o))
   const defaults = type.fields.map((f, i) => writeDefault(f, converts[i]!, path))
+  // The row's size (sizes.ts) is summed while it is built: per field its key's share, plus the value's.
+  const keyBytes = names.map((name) => KEY_OVERHEAD + 2 * name.length)
+  const defaultBytes = defaults.map((d) => estimateRowBytes(d))
+  const structField = type.fields.map((f) => isStruct(f.type))
+  // A long held as a number (longsAsNumbers) is charged as the bigint it stands for, as before.
+  const longField = type.fields.map((f) => o.numbers && typeof f.type === 'string' && LONG_TYPES.has(f.type))
   const known = new Set(ci ? names.map((name) => name.toLowerCase()) : names)
   const typeText = typeName(type)
+  const make = rowFactory(names)
   return (v, ctx) => {
     if (!isPlainObject(v)) throw new Failure([], typeText, v)
-    const out: Row = {}
+    const out: Row = make()
+    let bytes = OBJECT_OVERHEAD
+    let matched = 0
     let i = 0
     try {
       for (; i < n; i++) {
         const name = names[i]!
         const value = ci ? fieldValue(v, name, true) : v[name]
-        if (value === undefined && defaults[i] !== undefined) out[name] = defaults[i]
-        else if (value === null || value === undefined) {
+        if (value !== undefined) matched++
+        if (value === undefined && defaults[i] !== undefined) {
+          out[name] = defaults[i]
+          bytes += keyBytes[i]! + defaultBytes[i]!
+        } else if (value === null || value === undefined) {
           if (required[i]) throw new Failure([], `${expected[i]} (required)`, value)
           out[name] = null
-        } else out[name] = converts[i]!(value, ctx)
+          bytes += keyBytes[i]! + 8
+        } else {
+          const c = converts[i]!(value, ctx)
+          out[name] = c
+          bytes += keyBytes[i]! + (structField[i] ? ctx.bytes! : longField[i] && typeof c === 'number' ? 32 : valueBytes(c))
+        }
       }
     } catch (err) {
       if (err instanceof Failure) err.segments.unshift(names[i]!)
       throw err
     }
-    for (const key in v) {
-      if (!known.has(ci ? key.toLowerCase() : key) && isInformative(v[key])) (ctx.unknown ??= []).push({ path: path ? `${path}.${key}` : key, value: v[key] })
+    // Only a record with keys the loop did not match can have unknown fields.
+    let keys = 0
+    for (const _ in v) keys++
+    if (keys > matched) {
+      for (const key in v) {
+        if (!known.has(ci ? key.toLowerCase() : key) && isInformative(v[key])) (ctx.unknown ??= []).push({ path: path ? `${path}.${key}` : key, value: v[key] })
+      }
     }
+    ctx.bytes = make === emptyRow ? estimateRowBytes(out) : bytes
     return out
   }
+}
+
+/** A primitive's share of sizes.ts's estimate, inline; anything else walked. */
+/** `ci`: match keys ignoring case; `numbers`: longs, times and timestamps as numbers where they are safe integers (see compileCoercer). */
+interface CompileOptions {
+  ci: boolean
+  numbers: boolean
+}
+
+const LONG_TYPES = new Set(['long', 'time', 'timestamp', 'timestamptz', 'timestamp_ns', 'timestamptz_ns'])
+
+const valueBytes = (c: unknown): number =>
+  typeof c === 'string' ? 24 + 2 * c.length : typeof c === 'number' || typeof c === 'boolean' ? 16 : typeof c === 'bigint' ? 32 : estimateRowBytes(c)
+
+const emptyRow = (): Row => ({})
+
+/**
+ * Rows of a struct from one compiled object literal with every field (null): one hidden class
+ * with fast properties however wide the schema (a `{}` given 200 keyed stores is slow to build
+ * and to read: docs/benchmarks.md), in schema order as before. A field named `__proto__` (which
+ * a literal would take as the prototype) keeps the plain `{}`.
+ */
+function rowFactory(names: string[]): () => Row {
+  if (names.includes('__proto__')) return emptyRow
+  // oxlint-disable-next-line no-new-func -- generated from field names quoted by JSON.stringify
+  return new Function(`return { ${names.map((name) => `${JSON.stringify(name)}: null`).join(', ')} }`) as () => Row
 }
 
 /**
@@ -160,10 +218,10 @@ function writeDefault(field: NestedField, convert: Convert, path: string): unkno
   }
 }
 
-function compileType(type: IcebergType, path: string, ci: boolean): Convert {
-  if (isStruct(type)) return compileStruct(type, path, ci)
+function compileType(type: IcebergType, path: string, o: CompileOptions): Convert {
+  if (isStruct(type)) return compileStruct(type, path, o)
   if (isList(type)) {
-    const element = compileType(type.element, `${path}.element`, ci)
+    const element = compileType(type.element, `${path}.element`, o)
     const required = type['element-required']
     const expected = typeName(type.element)
     const text = typeName(type)
@@ -187,8 +245,8 @@ function compileType(type: IcebergType, path: string, ci: boolean): Convert {
     }
   }
   if (isMap(type)) {
-    const key = compileType(type.key, `${path}.key`, ci)
-    const value = compileType(type.value, `${path}.value`, ci)
+    const key = compileType(type.key, `${path}.key`, o)
+    const value = compileType(type.value, `${path}.value`, o)
     const required = type['value-required']
     const expected = typeName(type.value)
     const text = typeName(type)
@@ -212,7 +270,7 @@ function compileType(type: IcebergType, path: string, ci: boolean): Convert {
       return out
     }
   }
-  const convert = compilePrimitive(type)
+  const convert = compilePrimitive(type, o.numbers)
   if (type === 'string') return (v, ctx) => (ctx.fast && typeof v !== 'string' && typeof v !== 'boolean' ? needsExact() : convert(v, ctx))
   if (decimalParams(type) !== undefined) return (v, ctx) => (ctx.fast && typeof v !== 'string' ? needsExact() : convert(v, ctx))
   return convert

@@ -72,11 +72,17 @@ export function leafBuilder(type: string, arrowType: arrow.DataType, stats: Leaf
       let min: number | bigint | undefined = stats.min as number | bigint | undefined
       let max: number | bigint | undefined = stats.max as number | bigint | undefined
       let nans = 0
+      // A long given as a number (coerce.ts longsAsNumbers; safe integers only) is written as its
+      // two 32-bit halves: exact, and no BigInt per value.
+      const words = big ? new Int32Array(data.buffer, data.byteOffset, 2 * n) : undefined
       for (let i = 0; i < n; i++) {
-        let v = values[i] as number | bigint | null
+        const v = values[i] as number | bigint | null
         if (v === null) continue
-        if (big && typeof v === 'number') v = BigInt(v) // rows built by hand rather than by coerce.ts
-        data[i] = v as never
+        if (words !== undefined && typeof v === 'number') {
+          const high = Math.floor(v / 4294967296)
+          words[2 * i] = v - high * 4294967296
+          words[2 * i + 1] = high
+        } else data[i] = v as never
         if (isFloat && v !== v) {
           nans++
           continue
@@ -86,8 +92,9 @@ export function leafBuilder(type: string, arrowType: arrow.DataType, stats: Leaf
           if (max === undefined || v > max || (v === 0 && max === 0 && Object.is(max, -0))) max = v
         }
       }
-      stats.min = min
-      stats.max = max
+      // Bounds of an int64 column are bigint whatever mix of numbers and bigints it held.
+      stats.min = big && typeof min === 'number' ? BigInt(min) : min
+      stats.max = big && typeof max === 'number' ? BigInt(max) : max
       if (isFloat) stats.nanCount = (stats.nanCount ?? 0) + nans
       count(values, placeholders, nullCount)
       return arrow.makeData({ type: arrowType as arrow.Int, length: n, nullCount, nullBitmap, data: data as Int32Array })

@@ -12,6 +12,8 @@ export interface Ctx {
   unknown: { path: string; value: unknown }[] | undefined
   /** The record came from JSON.parse (lib/codec parseJsonObjectFast): where digits could matter, ask for the exact decoding. */
   fast?: boolean
+  /** Set by a struct's conversion: the size (sizes.ts) of the row it returned. */
+  bytes?: number
 }
 
 export type Convert = (v: unknown, ctx: Ctx) => unknown
@@ -53,6 +55,7 @@ const INT_MIN = -(2 ** 31)
 const INT_MAX = 2 ** 31 - 1
 const LONG_MIN = -(2n ** 63n)
 const LONG_MAX = 2n ** 63n - 1n
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER)
 
 function floorDiv(a: bigint, b: bigint): bigint {
   const q = a / b
@@ -76,10 +79,12 @@ function epochNanos(v: unknown): bigint | undefined {
   return text !== undefined ? epochNanos(text) : undefined
 }
 
-export function compilePrimitive(type: string): Convert {
+/** `numbers`: safe-integer longs, times and timestamps as numbers (coerce.ts compileCoercer `longsAsNumbers`). */
+export function compilePrimitive(type: string, numbers = false): Convert {
   const fail = (v: unknown): never => {
     throw new Failure([], type, v)
   }
+  const asNumber = numbers ? (b: bigint): number | bigint => (b >= -MAX_SAFE && b <= MAX_SAFE ? Number(b) : b) : (b: bigint) => b
   switch (type) {
     case 'boolean':
       return (v) => {
@@ -95,9 +100,9 @@ export function compilePrimitive(type: string): Convert {
       }
     case 'long':
       return (v) => {
-        if (typeof v === 'number' && Number.isSafeInteger(v)) return BigInt(v)
+        if (typeof v === 'number' && Number.isSafeInteger(v)) return numbers ? v : BigInt(v)
         const b = toBigInt(v)
-        return b !== undefined && b >= LONG_MIN && b <= LONG_MAX ? b : fail(v)
+        return b !== undefined && b >= LONG_MIN && b <= LONG_MAX ? asNumber(b) : fail(v)
       }
     case 'float':
       // Only values a float holds exactly (NaN and ±Infinity included): 0.1 is not one; it needs a double.
@@ -136,24 +141,28 @@ export function compilePrimitive(type: string): Convert {
       return (v) => {
         if (typeof v === 'string') return isoToTimeMicros(v) ?? fail(v)
         const ms = typeof v === 'number' && Number.isInteger(v) ? BigInt(v) : typeof v === 'bigint' ? v : undefined
-        return ms !== undefined && ms >= 0n && ms < 86_400_000n ? ms * 1000n : fail(v)
+        if (ms === undefined || ms < 0n || ms >= 86_400_000n) return fail(v)
+        return numbers ? Number(ms) * 1000 : ms * 1000n
       }
     case 'timestamp':
     case 'timestamptz':
       return (v) => {
         if (typeof v === 'string') {
           const us = fastIsoMicros(v)
-          if (us !== undefined) return BigInt(us)
-        } else if (typeof v === 'number' && Number.isSafeInteger(v)) return BigInt(v) * 1000n
+          if (us !== undefined) return numbers && Number.isSafeInteger(us) ? us : BigInt(us)
+        } else if (typeof v === 'number' && Number.isSafeInteger(v)) {
+          if (numbers && Number.isSafeInteger(v * 1000)) return v * 1000
+          return BigInt(v) * 1000n
+        }
         const ns = epochNanos(v)
         const us = ns === undefined ? undefined : floorDiv(ns, 1000n)
-        return us !== undefined && us >= LONG_MIN && us <= LONG_MAX ? us : fail(v)
+        return us !== undefined && us >= LONG_MIN && us <= LONG_MAX ? asNumber(us) : fail(v)
       }
     case 'timestamp_ns':
     case 'timestamptz_ns':
       return (v) => {
         const ns = epochNanos(v)
-        return ns !== undefined && ns >= LONG_MIN && ns <= LONG_MAX ? ns : fail(v)
+        return ns !== undefined && ns >= LONG_MIN && ns <= LONG_MAX ? asNumber(ns) : fail(v)
       }
     case 'uuid':
       return (v) => {

@@ -23,7 +23,7 @@ for (const [name, n, make] of [
     const b = after(records[i])
     if (!isDeepStrictEqual({ ...a.row }, { ...b.row }) || a.unknown.length !== b.unknown.length) throw new Error(`record ${i} differs`)
   }
-  const time = (f: typeof before) => {
+  const time = (f: (r: unknown) => unknown) => {
     for (const r of records) f(r)
     const xs: number[] = []
     for (let k = 0; k < 5; k++) {

@@ -26,7 +26,7 @@ const cpu = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1
 for (const [name, ds] of [['narrow', makeDataset('narrow', 60000, narrowRecord)], ['wide', makeDataset('wide', 6000, (i: number) => wideRecord(i))]] as const) {
   const first = parseKafkaEvent(ds.events[0])
   const schema = inferSchema(first.slice(0, 500).map((r: { value: Uint8Array }) => json.parseJsonObject(r.value).value))
-  const coerce = compileCoercer(schema, { table: 'x' })
+  const coerce = compileCoercer(schema, { table: 'x', longsAsNumbers: mode !== 'base' })
   const fast = mode !== 'base'
   const best: Record<string, number> = {}
   for (let rep = 0; rep < 3; rep++) {

@@ -98,7 +98,7 @@ describe('case-insensitive tables', () => {
   it('match record keys to fields ignoring case only with caseInsensitive', () => {
     const schema = schemaOf([{ id: 1, name: 'userId', required: false, type: 'long' }, { id: 2, name: 'n', required: false, type: { type: 'struct', fields: [{ id: 3, name: 'Deep', required: false, type: 'string' }] } }])
     const ci = compileCoercer(schema, { table: 'db.t', caseInsensitive: true })({ USERID: 5, N: { deep: 'x' } })
-    expect(ci).toEqual({ row: { userId: 5n, n: { Deep: 'x' } }, unknown: [] })
+    expect({ row: ci.row, unknown: ci.unknown }).toEqual({ row: { userId: 5n, n: { Deep: 'x' } }, unknown: [] })
     const exact = compileCoercer(schema, { table: 'db.t' })({ USERID: 5, n: { deep: 'x' } })
     expect(exact.row).toEqual({ userId: null, n: { Deep: null } })
     expect(exact.unknown.map((u) => u.path)).toEqual(['n.deep', 'USERID'])
@@ -223,5 +223,33 @@ describe('floating-point columns store values exactly or refuse them', () => {
     expect(value('float', 1.5)).toBe(1.5)
     expect(error('float', 1e39)).toMatch(/expected float, got number 1e\+39/)
     expect(error('float', '1e39')).toMatch(/expected float \(exactly\)/)
+  })
+})
+
+describe('row size', () => {
+  it('is the estimate buffers charge (estimateRowBytes of the row), summed while the row is built', async () => {
+    const { estimateRowBytes } = await import('../../../lib/writer/buffers.js')
+    const schema = schemaOf([
+      { id: 1, name: 'id', required: true, type: 'long' },
+      { id: 2, name: 'name', required: false, type: 'string' },
+      { id: 3, name: 'score', required: false, type: 'double', 'write-default': 1.5 },
+      { id: 4, name: 'tags', required: false, type: { type: 'list', 'element-id': 5, element: 'string', 'element-required': false } },
+      { id: 6, name: 'attrs', required: false, type: { type: 'map', 'key-id': 7, key: 'string', 'value-id': 8, value: 'int', 'value-required': false } },
+      { id: 9, name: 'device', required: false, type: { type: 'struct', fields: [{ id: 10, name: 'os', required: false, type: 'string' }, { id: 11, name: 'inner', required: false, type: { type: 'struct', fields: [{ id: 12, name: 'v', required: false, type: 'boolean' }] } }] } },
+      { id: 13, name: 'ts', required: false, type: 'timestamptz' },
+      { id: 14, name: 'raw', required: false, type: 'binary' },
+      { id: 15, name: 'd', required: false, type: 'decimal(9, 2)' },
+    ])
+    const coerce = compileCoercer(schema, { table: 'db.t' })
+    const records = [
+      { id: 1 },
+      { id: 2, name: 'München ✓', score: null, tags: ['a', null, 'ccc'], attrs: { x: 1, y: null }, device: { os: 'ios', inner: { v: true } }, ts: '2024-05-01T10:00:00Z', raw: 'AAEC', d: '12.345' },
+      { id: 3, device: null, tags: [], extra: 'unknown field' },
+      { id: 4, device: { inner: null }, attrs: {} },
+    ]
+    for (const r of records) {
+      const { row, bytes } = coerce(r)
+      expect(bytes).toBe(estimateRowBytes(row))
+    }
   })
 })
