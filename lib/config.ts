@@ -202,6 +202,12 @@ export const SETTINGS = {
   /** Tables committed in parallel by one committer invocation. */
   FLOE_COMMIT_CONCURRENCY: int(4, 1, 64),
   /**
+   * Mark transactions (49 batches each) one table commit runs at once, each fenced by its own
+   * copy of the lease token (lib/control/lease.ts; at most its 16 copies). Marking one after
+   * another was ~1.9 ms a batch, too slow for 60,000 batches a minute (docs/scale.md).
+   */
+  FLOE_COMMIT_MARK_CONCURRENCY: int(8, 1, 16),
+  /**
    * Keys a table's pending batches (and the pipeline's pending index) are spread over. One
    * DynamoDB partition takes ~1,000 write units/s; at the measured ~10 units per batch (register,
    * index, mark) 32 keys carry 1,000 batches/s into one table (1 GB/s in 1 MB invocations) at
@@ -355,6 +361,7 @@ export interface FloeConfig {
   commitConcurrency: number
   pendingShards: number
   shardConcurrency: number
+  markConcurrency: number
   commitRunMs: number
   backlogFreshMs: number
   objectStorageLayout: boolean
@@ -502,6 +509,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     commitConcurrency: p.FLOE_COMMIT_CONCURRENCY,
     pendingShards: p.FLOE_PENDING_SHARDS,
     shardConcurrency: p.FLOE_SHARD_CONCURRENCY,
+    markConcurrency: p.FLOE_COMMIT_MARK_CONCURRENCY,
     commitRunMs: p.FLOE_COMMIT_RUN_SECONDS * 1000,
     backlogFreshMs: p.FLOE_BACKLOG_FRESH_SECONDS * 1000,
     objectStorageLayout: p.FLOE_OBJECT_STORAGE_LAYOUT,
