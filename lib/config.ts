@@ -233,6 +233,14 @@ export const SETTINGS = {
   FLOE_OBJECT_STORAGE_LAYOUT: z.enum(['true', 'false']).default('true').transform((v) => v === 'true'),
   /** Committed batch items and leases expire after this (DynamoDB TTL); long enough to debug a commit. */
   FLOE_BATCH_TTL_HOURS: int(168, 1, 8_760),
+  /**
+   * Snapshot expiry keeps at most this many snapshots of a branch for their age when the table
+   * does not set `history.expire.max-snapshot-age-ms` (Iceberg's 5-day default would keep 7,200
+   * at one commit a minute and tens of thousands for a busy table, all in a metadata.json every
+   * commit rewrites). 2,000 is ~2 MB of metadata and more than a 5-minute sink (Kafka Connect's,
+   * Firehose's default interval) keeps in 5 days. 0: Iceberg's default alone.
+   */
+  FLOE_EXPIRE_MAX_SNAPSHOTS: int(2_000, 0, 1_000_000),
   /** Orphan cleanup leaves files younger than this: a writer may still be registering them. */
   FLOE_ORPHAN_HORIZON_HOURS: int(24, 1, 8_760),
   /**
@@ -362,6 +370,7 @@ export interface FloeConfig {
   pendingShards: number
   shardConcurrency: number
   markConcurrency: number
+  expireMaxSnapshots: number
   commitRunMs: number
   backlogFreshMs: number
   objectStorageLayout: boolean
@@ -510,6 +519,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     pendingShards: p.FLOE_PENDING_SHARDS,
     shardConcurrency: p.FLOE_SHARD_CONCURRENCY,
     markConcurrency: p.FLOE_COMMIT_MARK_CONCURRENCY,
+    expireMaxSnapshots: p.FLOE_EXPIRE_MAX_SNAPSHOTS,
     commitRunMs: p.FLOE_COMMIT_RUN_SECONDS * 1000,
     backlogFreshMs: p.FLOE_BACKLOG_FRESH_SECONDS * 1000,
     objectStorageLayout: p.FLOE_OBJECT_STORAGE_LAYOUT,
