@@ -111,7 +111,11 @@ export async function appendFiles(io: FileIO, base: TableMetadata, files: DataFi
       throw new IcebergError(`${f.filePath}: file format ${f.fileFormat} is not a data file format`)
   }
   const bySpec = new Map<number, DataFile[]>()
-  for (const f of files) bySpec.set(f.specId, [...(bySpec.get(f.specId) ?? []), f])
+  for (const f of files) {
+    const group = bySpec.get(f.specId)
+    if (group) group.push(f)
+    else bySpec.set(f.specId, [f])
+  }
 
   const settings = { ...mergeSettings(base), ...(opts.maxManifestsMergeRead === undefined ? {} : { maxManifestsRead: opts.maxManifestsMergeRead }) }
   const newManifests: ManifestFile[] = []
