@@ -11,7 +11,7 @@ import middy from '@middy/core'
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware'
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware'
 import type { Context } from 'aws-lambda'
-import { createCatalog } from '../lib/catalog/index.js'
+import { createCatalog, withPointerCache } from '../lib/catalog/index.js'
 import { createClients, type AwsClients } from '../lib/clients.js'
 import { createControlContext } from '../lib/control/context.js'
 import { createDecoders } from '../lib/codec/index.js'
@@ -31,7 +31,8 @@ export async function createWriterDeps(config: FloeConfig, clients: AwsClients):
   return {
     config,
     io,
-    catalog: await createCatalog(config, clients, io),
+    // The committer's catalog is never cached: only the writer's loads (lib/catalog/pointer-cache.ts).
+    catalog: withPointerCache(await createCatalog(config, clients, io), config),
     control: createControlContext(config, clients.doc, io),
     decoders: await createDecoders(config, clients),
     router: compileRoutes(config.routes, config.limits),

@@ -191,8 +191,13 @@ export const SETTINGS = {
    * taken over by the next run, and epoch fencing makes the late holder harmless.
    */
   FLOE_LEASE_TTL_SECONDS: int(300, 1, 86_400),
-  /** Most batches one snapshot takes: bounds manifest size and committer memory. */
-  FLOE_COMMIT_MAX_BATCHES: int(1_000, 1),
+  /**
+   * Most batches one snapshot takes: bounds manifest size and committer memory. 5,000 makes 1 GB/s
+   * into one table 2 snapshots a minute in 6 MB invocations (12 in 1 MB ones) instead of 10 (60):
+   * fewer snapshots, less metadata (docs/scale.md); ~5,000 file entries are a few MB of manifest
+   * and batch lists in a 512 MB committer.
+   */
+  FLOE_COMMIT_MAX_BATCHES: int(5_000, 1),
   /** Most data-file bytes one snapshot takes. */
   FLOE_COMMIT_MAX_MB: mb(10_240, 1, 1_048_576),
   /** Catalog conflicts retried per commit before the table is reported failed (the next run resumes). */
@@ -201,6 +206,12 @@ export const SETTINGS = {
   FLOE_COMMIT_BACKOFF_MS: int(100, 0, 60_000),
   /** Tables committed in parallel by one committer invocation. */
   FLOE_COMMIT_CONCURRENCY: int(4, 1, 64),
+  /**
+   * Mark transactions (49 batches each) one table commit runs at once, each fenced by its own
+   * copy of the lease token (lib/control/lease.ts; at most its 16 copies). Marking one after
+   * another was ~1.9 ms a batch, too slow for 60,000 batches a minute (docs/scale.md).
+   */
+  FLOE_COMMIT_MARK_CONCURRENCY: int(8, 1, 16),
   /**
    * Keys a table's pending batches (and the pipeline's pending index) are spread over. One
    * DynamoDB partition takes ~1,000 write units/s; at the measured ~10 units per batch (register,
@@ -227,6 +238,14 @@ export const SETTINGS = {
   FLOE_OBJECT_STORAGE_LAYOUT: z.enum(['true', 'false']).default('true').transform((v) => v === 'true'),
   /** Committed batch items and leases expire after this (DynamoDB TTL); long enough to debug a commit. */
   FLOE_BATCH_TTL_HOURS: int(168, 1, 8_760),
+  /**
+   * Snapshot expiry keeps at most this many snapshots of a branch for their age when the table
+   * does not set `history.expire.max-snapshot-age-ms` (Iceberg's 5-day default would keep 7,200
+   * at one commit a minute and tens of thousands for a busy table, all in a metadata.json every
+   * commit rewrites). 2,000 is ~2 MB of metadata and more than a 5-minute sink (Kafka Connect's,
+   * Firehose's default interval) keeps in 5 days. 0: Iceberg's default alone.
+   */
+  FLOE_EXPIRE_MAX_SNAPSHOTS: int(2_000, 0, 1_000_000),
   /** Orphan cleanup leaves files younger than this: a writer may still be registering them. */
   FLOE_ORPHAN_HORIZON_HOURS: int(24, 1, 8_760),
   /**
@@ -255,6 +274,12 @@ export const SETTINGS = {
    * history. 64 tables × a few hundred KB of expired-and-bounded metadata is a few MB.
    */
   FLOE_METADATA_CACHE_ENTRIES: int(64, 0, 10_000),
+  /**
+   * The writer reuses a table's catalog pointer this long per container instead of reading it on
+   * every invocation (lib/catalog/pointer-cache.ts: why a stale pointer is safe for a writer).
+   * 10 s cuts the pointer reads of a 1 GB/s table ~10x in 1 MB invocations; 0: read every time.
+   */
+  FLOE_CATALOG_POINTER_TTL_SECONDS: int(10, 0, 300),
   /** SDK attempts per AWS request (the SDK's own retry with backoff for throttling and 5xx). */
   FLOE_AWS_MAX_ATTEMPTS: int(5, 1, 20),
   /**
@@ -355,6 +380,9 @@ export interface FloeConfig {
   commitConcurrency: number
   pendingShards: number
   shardConcurrency: number
+  markConcurrency: number
+  expireMaxSnapshots: number
+  catalogPointerTtlMs: number
   commitRunMs: number
   backlogFreshMs: number
   objectStorageLayout: boolean
@@ -502,6 +530,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     commitConcurrency: p.FLOE_COMMIT_CONCURRENCY,
     pendingShards: p.FLOE_PENDING_SHARDS,
     shardConcurrency: p.FLOE_SHARD_CONCURRENCY,
+    markConcurrency: p.FLOE_COMMIT_MARK_CONCURRENCY,
+    expireMaxSnapshots: p.FLOE_EXPIRE_MAX_SNAPSHOTS,
+    catalogPointerTtlMs: p.FLOE_CATALOG_POINTER_TTL_SECONDS * 1000,
     commitRunMs: p.FLOE_COMMIT_RUN_SECONDS * 1000,
     backlogFreshMs: p.FLOE_BACKLOG_FRESH_SECONDS * 1000,
     objectStorageLayout: p.FLOE_OBJECT_STORAGE_LAYOUT,

@@ -101,7 +101,8 @@ Table maintenance for pipeline FLOE_PIPELINE, per table, in this order:
               snapshot, same files) once a spec has commit.manifest.min-count-to-merge (100) of
               them below commit.manifest.target-size-bytes (8 MB)
   --expire    expire snapshots older than history.expire.max-snapshot-age-ms (5 days) beyond
-              history.expire.min-snapshots-to-keep (1), keeping refs; delete the files only they
+              history.expire.min-snapshots-to-keep (1), keeping refs — without that table property,
+              at most FLOE_EXPIRE_MAX_SNAPSHOTS (2,000) per branch; delete the files only they
               reached, never one a kept snapshot or a pending batch names
   --orphans   delete files under each table's data/ and metadata/ folders that nothing references
               and that are older than the horizon; then the spilled file lists no pending batch names

@@ -31,13 +31,15 @@ export function selectBatches(pending: PendingBatch[], limits: SelectLimits, eli
   }
   for (const [k, q] of queues) q.sort((a, b) => cmp(firstOffsetOn(a, k), firstOffsetOn(b, k)))
   const position = new Map<string, number>([...queues.keys()].map((k) => [k, 0]))
-  const remaining = [...pending].sort((a, b) => a.createdAt - b.createdAt || (a.batchId < b.batchId ? -1 : 1))
+  let remaining = [...pending].sort((a, b) => a.createdAt - b.createdAt || (a.batchId < b.batchId ? -1 : 1))
   const selected: PendingBatch[] = []
   let bytes = 0
+  // Each pass takes every batch that is ready, in order, and keeps the rest for the next pass
+  // (no splicing: at tens of thousands pending that was quadratic).
   for (let progress = true; progress && remaining.length > 0; ) {
     progress = false
-    for (let i = 0; i < remaining.length; i++) {
-      const b = remaining[i]!
+    const left: PendingBatch[] = []
+    for (const b of remaining) {
       const ready =
         (eligible === undefined || eligible.has(b.batchId)) &&
         (b.replayId !== undefined ||
@@ -45,23 +47,21 @@ export function selectBatches(pending: PendingBatch[], limits: SelectLimits, eli
             const k = partitionKey(r.topic, r.partition)
             return queues.get(k)![position.get(k)!] === b
           }))
-      if (!ready) continue
+      if (!ready) {
+        left.push(b)
+        continue
+      }
       if (selected.length >= limits.maxBatches || (selected.length > 0 && bytes + b.bytes > limits.maxBytes)) return selected
       selected.push(b)
       bytes += b.bytes
-      if (b.replayId !== undefined) {
-        remaining.splice(i--, 1)
-        progress = true
-        continue
-      }
+      progress = true
+      if (b.replayId !== undefined) continue
       for (const r of b.ranges) {
         const k = partitionKey(r.topic, r.partition)
         position.set(k, position.get(k)! + 1)
       }
-      remaining.splice(i, 1)
-      i--
-      progress = true
     }
+    remaining = left
   }
   return selected
 }

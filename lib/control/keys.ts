@@ -8,6 +8,7 @@
  * | pending batch, shard k ≥ 1 | `bshard#<pipeline>#<k>#<table>` | `p#<batchId>` |
  * | committed batch (journal, expires by TTL) | the pending batch's pk | `c#<batchId>` |
  * | committer lease | `lease#<pipeline>#<table>` | `lease` |
+ * | lease fence copy k (parallel marks) | `lease#<pipeline>#<table>` | `fence#<k>` |
  * | table backlog (pending count the committer saw) | `backlog#<pipeline>#<table>` | `backlog` |
  *
  * Checkpoints get a partition key each so that writers of different Kafka partitions never
@@ -92,6 +93,11 @@ export function committedBatchKey(pipeline: string, table: string, batchId: stri
 
 export function leaseKey(pipeline: string, table: string): Key {
   return { pk: `lease#${pipeline}#${table}`, sk: 'lease' }
+}
+
+/** Copy k of a lease's fencing token (lib/control/lease.ts: marks in parallel transactions). */
+export function fenceKey(pipeline: string, table: string, k: number): Key {
+  return { pk: `lease#${pipeline}#${table}`, sk: `fence#${k}` }
 }
 
 export const PENDING_INDEX = 'pending'

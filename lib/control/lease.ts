@@ -5,13 +5,14 @@
  * the epoch and the owner id.
  */
 import { randomUUID } from 'node:crypto'
-import { ScanCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
+import { GetCommand, ScanCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb'
+import { mapBounded } from '../concurrency.js'
 import { FencedError, ThrottledError } from '../errors.js'
 import { logger } from '../log.js'
 import { cancellationCodes, sleep, wrapDynamoError } from './errors.js'
 import { pages } from './paging.js'
-import { committedBatchKey, leaseKey, pendingBatchKey } from './keys.js'
+import { committedBatchKey, fenceKey, leaseKey, pendingBatchKey } from './keys.js'
 import type { ControlContext, PendingBatch } from './types.js'
 
 export interface Lease {
@@ -19,12 +20,27 @@ export interface Lease {
   table: string
   owner: string
   epoch: number
+  /** Fresh per acquisition; the fence copies carry it (FENCE_COPIES). */
+  token: string
   /** Epoch ms after which another committer may take the lease. */
   expiresAt: number
 }
 
 const isConditionFailure = (err: unknown) =>
   err instanceof ConditionalCheckFailedException || (err as { name?: string })?.name === 'ConditionalCheckFailedException'
+
+/**
+ * Copies of the lease's fencing token (`fence#<k>` items beside the lease item), rewritten by
+ * every acquisition in the same transaction that takes the lease. Marking thousands of batches
+ * one fenced transaction after another is the committer's slowest step (docs/scale.md), and
+ * transactions that all name the lease item cannot run at once: DynamoDB cancels a transaction
+ * on an item another transaction is using (TransactionConflict), a ConditionCheck included. Each
+ * parallel mark transaction checks its own copy instead: a copy holds the token of the latest
+ * acquisition, so a taken-over holder fails on every copy exactly as it fails on the lease item.
+ * A protocol constant, not a setting: an acquirer must overwrite every copy any holder may check,
+ * so it may grow in a later version but never shrink.
+ */
+export const FENCE_COPIES = 16
 
 /** Take the table's lease if it is free, released or expired; `undefined` when someone holds it. */
 export async function acquireLease(
@@ -34,34 +50,41 @@ export async function acquireLease(
   opts: { owner?: string; nowMs?: number } = {},
 ): Promise<Lease | undefined> {
   const owner = opts.owner ?? randomUUID()
+  const token = randomUUID()
   const now = opts.nowMs ?? Date.now()
   const expiresAt = now + ctx.config.leaseTtlMs
-  try {
-    const out = await ctx.doc.send(
-      new UpdateCommand({
-        TableName: ctx.table,
-        Key: leaseKey(pipeline, table),
-        UpdateExpression: 'SET #owner = :owner, expiresAt = :exp, released = :false, acquiredAt = :now, kind = :kind, #table = :table ADD epoch :one',
-        ConditionExpression: 'attribute_not_exists(pk) OR released = :true OR expiresAt < :now',
-        ExpressionAttributeNames: { '#owner': 'owner', '#table': 'table' },
-        ExpressionAttributeValues: {
-          ':owner': owner,
-          ':exp': expiresAt,
-          ':false': false,
-          ':true': true,
-          ':now': now,
-          ':one': 1,
-          ':kind': 'lease',
-          ':table': table,
-        },
-        ReturnValues: 'ALL_NEW',
-      }),
-    )
-    return { pipeline, table, owner, epoch: out.Attributes!.epoch as number, expiresAt }
-  } catch (err) {
-    if (isConditionFailure(err)) return undefined
-    throw wrapDynamoError(`acquiring the commit lease of ${table}`, err)
+  const take = {
+    Update: {
+      TableName: ctx.table,
+      Key: leaseKey(pipeline, table),
+      UpdateExpression: 'SET #owner = :owner, #token = :token, expiresAt = :exp, released = :false, acquiredAt = :now, kind = :kind, #table = :table ADD epoch :one',
+      ConditionExpression: 'attribute_not_exists(pk) OR released = :true OR expiresAt < :now',
+      ExpressionAttributeNames: { '#owner': 'owner', '#token': 'token', '#table': 'table' },
+      ExpressionAttributeValues: { ':owner': owner, ':token': token, ':exp': expiresAt, ':false': false, ':true': true, ':now': now, ':one': 1, ':kind': 'lease', ':table': table },
+    },
   }
+  const copies = Array.from({ length: FENCE_COPIES }, (_, k) => ({
+    Put: { TableName: ctx.table, Item: { ...fenceKey(pipeline, table, k), kind: 'fence', table, owner, token, acquiredAt: now } },
+  }))
+  try {
+    // The token makes the SDK's own retry after a lost response succeed instead of finding the lease held.
+    await ctx.doc.send(new TransactWriteCommand({ TransactItems: [take, ...copies] as never, ClientRequestToken: token }))
+  } catch (err) {
+    const codes = cancellationCodes(err)
+    if (codes === undefined) throw wrapDynamoError(`acquiring the commit lease of ${table}`, err)
+    // Held, or another acquirer (or a holder's parallel mark) is on these items right now: busy.
+    if (codes[0] === 'ConditionalCheckFailed' || codes.includes('TransactionConflict')) return undefined
+    throw new ThrottledError(`acquiring the commit lease of ${table}: transaction cancelled (${codes.join(', ')})`, { cause: err })
+  }
+  let item
+  try {
+    item = (await ctx.doc.send(new GetCommand({ TableName: ctx.table, Key: leaseKey(pipeline, table), ConsistentRead: true, ProjectionExpression: 'epoch, #token', ExpressionAttributeNames: { '#token': 'token' } }))).Item
+  } catch (err) {
+    throw wrapDynamoError(`reading the commit lease of ${table}`, err)
+  }
+  // Taken over between the two calls (only with a TTL shorter than a round trip): not ours.
+  if (item?.token !== token) return undefined
+  return { pipeline, table, owner, token, epoch: item.epoch as number, expiresAt }
 }
 
 const FENCE = 'epoch = :epoch AND #owner = :owner AND released = :false'
@@ -123,55 +146,87 @@ const BATCHES_PER_TRANSACTION = 49
 /**
  * Move batches from pending to committed, every transaction conditioned on the lease still
  * being ours. Throws FencedError when the lease was taken over (the new holder will see the
- * batches covered by the snapshot summary and mark them itself).
+ * batches covered by the snapshot summary and mark them itself). One transaction checks the
+ * lease item; more run in up to FLOE_COMMIT_MARK_CONCURRENCY lanes, lane k checking fence copy
+ * k (one transaction per copy at a time, so the lanes never conflict with each other).
  */
 export async function markCommitted(ctx: ControlContext, lease: Lease, marks: CommittedMark[], nowMs = Date.now()): Promise<void> {
+  const chunks: CommittedMark[][] = []
+  for (let i = 0; i < marks.length; i += BATCHES_PER_TRANSACTION) chunks.push(marks.slice(i, i + BATCHES_PER_TRANSACTION))
+  if (chunks.length <= 1) {
+    for (const chunk of chunks) await transactFenced(ctx, lease, [leaseCheck(ctx, lease), ...markItems(ctx, lease, chunk, nowMs)])
+    return
+  }
+  const lanes = Math.min(chunks.length, ctx.config.markConcurrency, FENCE_COPIES)
+  const failures: unknown[] = []
+  // Every lane runs to its end or its first failure before this returns: the caller releases the
+  // lease next, and no mark of ours may still be in flight then.
+  await mapBounded(Array.from({ length: lanes }, (_, k) => k), lanes, async (k) => {
+    try {
+      for (let c = k; c < chunks.length && failures.length === 0; c += lanes) {
+        await transactFenced(ctx, lease, [fenceCheck(ctx, lease, k), ...markItems(ctx, lease, chunks[c]!, nowMs)])
+      }
+    } catch (err) {
+      failures.push(err)
+    }
+  })
+  if (failures.length > 0) throw failures.find((e) => e instanceof FencedError) ?? failures[0]
+}
+
+const leaseCheck = (ctx: ControlContext, lease: Lease) => ({
+  ConditionCheck: {
+    TableName: ctx.table,
+    Key: leaseKey(lease.pipeline, lease.table),
+    ConditionExpression: FENCE,
+    ExpressionAttributeNames: { '#owner': 'owner' },
+    ExpressionAttributeValues: fenceValues(lease),
+  },
+})
+
+const fenceCheck = (ctx: ControlContext, lease: Lease, k: number) => ({
+  ConditionCheck: {
+    TableName: ctx.table,
+    Key: fenceKey(lease.pipeline, lease.table, k),
+    ConditionExpression: '#token = :token',
+    ExpressionAttributeNames: { '#token': 'token' },
+    ExpressionAttributeValues: { ':token': lease.token },
+  },
+})
+
+function markItems(ctx: ControlContext, lease: Lease, chunk: CommittedMark[], nowMs: number): Record<string, unknown>[] {
   const ttl = Math.floor(nowMs / 1000) + ctx.config.batchTtlSeconds
-  for (let i = 0; i < marks.length; i += BATCHES_PER_TRANSACTION) {
-    const chunk = marks.slice(i, i + BATCHES_PER_TRANSACTION)
-    const items: Record<string, unknown>[] = [
-      {
-        ConditionCheck: {
-          TableName: ctx.table,
-          Key: leaseKey(lease.pipeline, lease.table),
-          ConditionExpression: FENCE,
-          ExpressionAttributeNames: { '#owner': 'owner' },
-          ExpressionAttributeValues: fenceValues(lease),
+  const items: Record<string, unknown>[] = []
+  for (const { batch, snapshotId, commitId } of chunk) {
+    items.push({ Delete: { TableName: ctx.table, Key: pendingBatchKey(lease.pipeline, batch.table, batch.batchId, batch.shard) } })
+    items.push({
+      Put: {
+        TableName: ctx.table,
+        Item: {
+          ...committedBatchKey(lease.pipeline, batch.table, batch.batchId, batch.shard),
+          kind: 'batch',
+          status: 'committed',
+          pipeline: lease.pipeline,
+          table: batch.table,
+          batchId: batch.batchId,
+          writerId: batch.writerId,
+          attemptId: batch.attemptId,
+          createdAt: batch.createdAt,
+          recordCount: batch.recordCount,
+          bytes: batch.bytes,
+          fileCount: batch.fileCount,
+          spillPath: batch.spillPath,
+          replayId: batch.replayId,
+          ranges: batch.ranges.map((r) => ({ ...r, firstOffset: r.firstOffset.toString(), nextOffset: r.nextOffset.toString() })),
+          snapshotId: snapshotId.toString(),
+          commitId,
+          committedAt: nowMs,
+          committerEpoch: lease.epoch,
+          ttl,
         },
       },
-    ]
-    for (const { batch, snapshotId, commitId } of chunk) {
-      items.push({ Delete: { TableName: ctx.table, Key: pendingBatchKey(lease.pipeline, batch.table, batch.batchId, batch.shard) } })
-      items.push({
-        Put: {
-          TableName: ctx.table,
-          Item: {
-            ...committedBatchKey(lease.pipeline, batch.table, batch.batchId, batch.shard),
-            kind: 'batch',
-            status: 'committed',
-            pipeline: lease.pipeline,
-            table: batch.table,
-            batchId: batch.batchId,
-            writerId: batch.writerId,
-            attemptId: batch.attemptId,
-            createdAt: batch.createdAt,
-            recordCount: batch.recordCount,
-            bytes: batch.bytes,
-            fileCount: batch.fileCount,
-            spillPath: batch.spillPath,
-            replayId: batch.replayId,
-            ranges: batch.ranges.map((r) => ({ ...r, firstOffset: r.firstOffset.toString(), nextOffset: r.nextOffset.toString() })),
-            snapshotId: snapshotId.toString(),
-            commitId,
-            committedAt: nowMs,
-            committerEpoch: lease.epoch,
-            ttl,
-          },
-        },
-      })
-    }
-    await transactFenced(ctx, lease, items)
+    })
   }
+  return items
 }
 
 async function transactFenced(ctx: ControlContext, lease: Lease, items: Record<string, unknown>[]): Promise<void> {

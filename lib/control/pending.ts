@@ -100,15 +100,20 @@ function toPendingBatch(item: Record<string, unknown>): PendingBatch {
   }
 }
 
-/** The data files of the given batches (from the items, or from their spilled objects). */
+/**
+ * The data files of the given batches (from the items, or from their spilled objects). The
+ * BatchGets (100 items each) run FLOE_SHARD_CONCURRENCY at a time: 10,000 batches are 100 of them.
+ */
 export async function loadBatchFiles(ctx: ControlContext, pipeline: string, batches: PendingBatch[]): Promise<Map<string, DataFile[]>> {
   const files = new Map<string, DataFile[]>()
-  const inline = batches.filter((b) => b.spillPath === undefined)
-  for (const b of batches) {
-    if (b.spillPath !== undefined) files.set(b.batchId, parseFiles(await ctx.io.read(b.spillPath), b))
-  }
-  for (let i = 0; i < inline.length; i += 100) {
-    let keys: Record<string, unknown>[] = inline.slice(i, i + 100).map((b) => pendingBatchKey(pipeline, b.table, b.batchId, b.shard))
+  const inline = new Map(batches.filter((b) => b.spillPath === undefined).map((b) => [b.batchId, b]))
+  const spilled = batches.filter((b) => b.spillPath !== undefined)
+  await mapBounded(spilled, ctx.config.shardConcurrency, async (b) => void files.set(b.batchId, parseFiles(await ctx.io.read(b.spillPath!), b)))
+  const groups: PendingBatch[][] = []
+  const all = [...inline.values()]
+  for (let i = 0; i < all.length; i += 100) groups.push(all.slice(i, i + 100))
+  await mapBounded(groups, ctx.config.shardConcurrency, async (group) => {
+    let keys: Record<string, unknown>[] = group.map((b) => pendingBatchKey(pipeline, b.table, b.batchId, b.shard))
     for (let round = 0; keys.length > 0; round++) {
       if (round >= 8) throw new FloeError(`control table ${ctx.table}: ${keys.length} batch items still unprocessed after ${round} rounds`, { retryable: true })
       if (round > 0) await sleep(Math.min(1000, 25 * 2 ** round) * Math.random())
@@ -121,12 +126,11 @@ export async function loadBatchFiles(ctx: ControlContext, pipeline: string, batc
         throw wrapDynamoError(`reading batch file lists from ${ctx.table}`, err)
       }
       for (const item of out.Responses?.[ctx.table] ?? []) {
-        const batch = inline.find((b) => b.batchId === item.batchId)!
-        files.set(item.batchId as string, parseFiles(item.filesJson as string, batch))
+        files.set(item.batchId as string, parseFiles(item.filesJson as string, inline.get(item.batchId as string)!))
       }
       keys = (out.UnprocessedKeys?.[ctx.table]?.Keys as Record<string, unknown>[] | undefined) ?? []
     }
-  }
+  })
   for (const b of batches) {
     if (!files.has(b.batchId)) throw new FloeError(`table ${b.table}: pending batch ${b.batchId} vanished while reading its files (committed by another committer?)`, { retryable: true })
   }

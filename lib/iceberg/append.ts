@@ -16,7 +16,7 @@ import { encodeManifest, readManifest, summarizePartitions } from './manifest.js
 import { encodeManifestList } from './manifest-list.js'
 import { boundBytes, mergeManifests, mergeSettings } from './merge.js'
 import { metadataDir } from './metadata-io.js'
-import { currentSchema, currentSnapshot, schemaById, specById } from './metadata.js'
+import { currentSchema, currentSnapshot, schemaById, specById, withNewMainSnapshot } from './metadata.js'
 import { snapshotManifests } from './scan.js'
 import type { DataFile, ManifestEntry, ManifestFile, Snapshot, TableMetadata } from './types.js'
 
@@ -111,7 +111,11 @@ export async function appendFiles(io: FileIO, base: TableMetadata, files: DataFi
       throw new IcebergError(`${f.filePath}: file format ${f.fileFormat} is not a data file format`)
   }
   const bySpec = new Map<number, DataFile[]>()
-  for (const f of files) bySpec.set(f.specId, [...(bySpec.get(f.specId) ?? []), f])
+  for (const f of files) {
+    const group = bySpec.get(f.specId)
+    if (group) group.push(f)
+    else bySpec.set(f.specId, [f])
+  }
 
   const settings = { ...mergeSettings(base), ...(opts.maxManifestsMergeRead === undefined ? {} : { maxManifestsRead: opts.maxManifestsMergeRead }) }
   const newManifests: ManifestFile[] = []
@@ -185,15 +189,7 @@ export async function appendFiles(io: FileIO, base: TableMetadata, files: DataFi
     'schema-id': schema['schema-id'],
     ...(fv >= 3 ? { 'first-row-id': firstRowId, 'added-rows': addedRows } : {}),
   }
-  const md: TableMetadata = {
-    ...base,
-    'last-updated-ms': Math.max(now, base['last-updated-ms']),
-    'current-snapshot-id': snapshotId,
-    snapshots: [...base.snapshots, snapshot],
-    'snapshot-log': [...base['snapshot-log'], { 'timestamp-ms': now, 'snapshot-id': snapshotId }],
-    refs: { ...base.refs, main: { ...base.refs?.main, 'snapshot-id': snapshotId, type: 'branch' } },
-  }
-  if (fv >= 2) md['last-sequence-number'] = sequenceNumber
+  const md = withNewMainSnapshot(base, snapshot)
   if (fv >= 3) md['next-row-id'] = firstRowId! + addedRows!
   return md
 }

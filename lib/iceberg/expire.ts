@@ -10,9 +10,15 @@
  *   (default 1));
  * - every tag's snapshot (refs are never removed here: `max-ref-age-ms` is not applied);
  * - snapshots on no ref's ancestry younger than the table's max age.
- * Floe adds one rule (docs/commit-protocol.md "Known limits"): the newest ancestor of `main` that
- * carries each `floe.offsets.*` key is kept, so a committer that crashed after its swap still
- * finds its offsets however many other engines' snapshots followed.
+ * Floe adds two rules. The newest ancestor of `main` that carries each `floe.offsets.*` key is
+ * kept (docs/commit-protocol.md "Known limits"), so a committer that crashed after its swap still
+ * finds its offsets however many other engines' snapshots followed. And `maxSnapshots`
+ * (FLOE_EXPIRE_MAX_SNAPSHOTS, docs/maintenance.md): on a branch whose age comes from Iceberg's
+ * default — neither the table's `history.expire.max-snapshot-age-ms` nor the ref's own
+ * `max-snapshot-age-ms` is set — at most that many ancestors are kept for their age (never fewer
+ * than `min-snapshots-to-keep`). Five days of a table committed several times a minute would be
+ * tens of thousands of snapshots in a metadata.json rewritten by every commit; a table that
+ * sets its age gets exactly Iceberg's rule.
  */
 import { IcebergError } from '../errors.js'
 import type { Snapshot, TableMetadata } from './types.js'
@@ -48,8 +54,14 @@ function* ancestry(byId: Map<bigint, Snapshot>, head: bigint): Generator<Snapsho
   }
 }
 
+export interface ExpiryOptions {
+  /** Most ancestors a branch keeps for their age when that age is Iceberg's default (0 or absent: no cap). */
+  maxSnapshots?: number
+}
+
 /** Plans expiry at `nowMs` under the table's properties and refs. */
-export function planExpiry(md: TableMetadata, nowMs: number): ExpiryPlan {
+export function planExpiry(md: TableMetadata, nowMs: number, opts: ExpiryOptions = {}): ExpiryPlan {
+  const ageSet = md.properties[MAX_SNAPSHOT_AGE_MS] !== undefined && md.properties[MAX_SNAPSHOT_AGE_MS] !== null
   const maxAge = intProperty(md, md.properties[MAX_SNAPSHOT_AGE_MS], MAX_SNAPSHOT_AGE_MS, DEFAULT_MAX_AGE_MS)
   const minKeep = intProperty(md, md.properties[MIN_SNAPSHOTS_TO_KEEP], MIN_SNAPSHOTS_TO_KEEP, DEFAULT_MIN_KEEP)
   const byId = new Map(md.snapshots.map((s) => [s['snapshot-id'], s]))
@@ -64,10 +76,12 @@ export function planExpiry(md: TableMetadata, nowMs: number): ExpiryPlan {
     if (ref.type === 'tag') continue
     const refAge = intProperty(md, ref['max-snapshot-age-ms'], `ref ${name} max-snapshot-age-ms`, maxAge)
     const refMin = intProperty(md, ref['min-snapshots-to-keep'], `ref ${name} min-snapshots-to-keep`, minKeep)
+    const defaultAge = !ageSet && (ref['max-snapshot-age-ms'] === undefined || ref['max-snapshot-age-ms'] === null)
+    const cap = defaultAge && opts.maxSnapshots ? Math.max(opts.maxSnapshots, refMin) : Number.POSITIVE_INFINITY
     let kept = 0
     for (const s of ancestry(byId, ref['snapshot-id'])) {
       onRefs.add(s['snapshot-id'])
-      if (kept < refMin || s['timestamp-ms'] >= nowMs - refAge) {
+      if (kept < refMin || (kept < cap && s['timestamp-ms'] >= nowMs - refAge)) {
         keep.add(s['snapshot-id'])
         kept++
       }

@@ -156,3 +156,23 @@ export function appendMetadataLog(
   const deleteAfter = (md.properties['write.metadata.delete-after-commit.enabled'] ?? 'false').toLowerCase() === 'true'
   return { metadata: { ...md, 'metadata-log': kept }, obsolete: deleteAfter ? dropped.map((e) => e['metadata-file']) : [] }
 }
+
+/**
+ * The metadata tail every new snapshot shares (append, replace, manifest rewrite): the snapshot
+ * added and made current, the snapshot log, the `main` branch moved to it (its other ref fields
+ * kept), last-updated-ms never going back, and last-sequence-number following a v2+ snapshot.
+ */
+export function withNewMainSnapshot(base: TableMetadata, snapshot: Snapshot): TableMetadata {
+  const id = snapshot['snapshot-id']
+  const now = snapshot['timestamp-ms']
+  const md: TableMetadata = {
+    ...base,
+    'last-updated-ms': Math.max(now, base['last-updated-ms']),
+    'current-snapshot-id': id,
+    snapshots: [...base.snapshots, snapshot],
+    'snapshot-log': [...base['snapshot-log'], { 'timestamp-ms': now, 'snapshot-id': id }],
+    refs: { ...base.refs, main: { ...base.refs?.main, 'snapshot-id': id, type: 'branch' } },
+  }
+  if (snapshot['sequence-number'] !== undefined) md['last-sequence-number'] = snapshot['sequence-number']
+  return md
+}

@@ -27,7 +27,7 @@ import { encodeManifest, readManifest, summarizePartitions } from './manifest.js
 import { encodeManifestList } from './manifest-list.js'
 import { boundBytes } from './merge.js'
 import { metadataDir } from './metadata-io.js'
-import { currentSchema, currentSnapshot, specById } from './metadata.js'
+import { currentSchema, currentSnapshot, specById, withNewMainSnapshot } from './metadata.js'
 import { newSnapshotId } from './append.js'
 import { snapshotManifests } from './scan.js'
 import type { DataFile, ManifestEntry, ManifestFile, Snapshot, TableMetadata } from './types.js'
@@ -113,15 +113,7 @@ export async function replaceDataFiles(io: FileIO, base: TableMetadata, opts: Re
     'manifest-list': listPath,
     'schema-id': schema['schema-id'],
   }
-  return {
-    ...base,
-    'last-sequence-number': sequenceNumber,
-    'last-updated-ms': Math.max(now, base['last-updated-ms']),
-    'current-snapshot-id': snapshotId,
-    snapshots: [...base.snapshots, snapshot],
-    'snapshot-log': [...base['snapshot-log'], { 'timestamp-ms': now, 'snapshot-id': snapshotId }],
-    refs: { ...base.refs, main: { ...base.refs?.main, 'snapshot-id': snapshotId, type: 'branch' } },
-  }
+  return withNewMainSnapshot(base, snapshot)
 }
 
 /** Writes one data manifest of `entries` and returns its manifest-list entry. */

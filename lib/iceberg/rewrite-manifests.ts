@@ -28,7 +28,7 @@ import { readManifest } from './manifest.js'
 import { encodeManifestList } from './manifest-list.js'
 import { mergeSettings, packEnd } from './merge.js'
 import { metadataDir } from './metadata-io.js'
-import { currentSchema, currentSnapshot, specById } from './metadata.js'
+import { currentSchema, currentSnapshot, specById, withNewMainSnapshot } from './metadata.js'
 import { writeManifest } from './replace.js'
 import { snapshotManifests } from './scan.js'
 import type { ManifestEntry, ManifestFile, Snapshot, TableMetadata } from './types.js'
@@ -125,13 +125,5 @@ export async function rewriteManifests(io: FileIO, base: TableMetadata, plan: Ma
     'manifest-list': listPath,
     'schema-id': currentSchema(base)['schema-id'],
   }
-  return {
-    ...base,
-    'last-sequence-number': sequenceNumber,
-    'last-updated-ms': Math.max(now, base['last-updated-ms']),
-    'current-snapshot-id': snapshotId,
-    snapshots: [...base.snapshots, snapshot],
-    'snapshot-log': [...base['snapshot-log'], { 'timestamp-ms': now, 'snapshot-id': snapshotId }],
-    refs: { ...base.refs, main: { ...base.refs?.main, 'snapshot-id': snapshotId, type: 'branch' } },
-  }
+  return withNewMainSnapshot(base, snapshot)
 }

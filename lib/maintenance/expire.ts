@@ -56,7 +56,7 @@ export async function expireSnapshots(deps: MaintenanceDeps, table: string, hold
   for (const pipeline of opts.pipelines ?? [deps.config.pipeline]) for (const p of await pendingFilesOf(deps, pipeline, table)) pending.add(normalizePath(p))
 
   const { plan, committed, base } = await commitWithRebase(deps, table, holder, async (loaded) => {
-    const p = planExpiry(loaded.metadata, now)
+    const p = planExpiry(loaded.metadata, now, { maxSnapshots: deps.config.expireMaxSnapshots })
     return { plan: p, metadata: p.expired.length > 0 && !opts.dryRun ? p.metadata : undefined }
   })
   const result: ExpireResult = {

@@ -228,3 +228,26 @@ export function formatResults(r: BenchResults): string {
   out.push('', formatMaintenance(r))
   return out.join('\n')
 }
+
+/**
+ * The commit rows alone: `npm run bench -- --only commit --batches 1000,5000,10000` (one table with
+ * 10 snapshots of history, FLOE_COMMIT_MAX_BATCHES raised to the largest B so each is one snapshot).
+ */
+export async function runCommitBench(batches: number[], log: (s: string) => void = () => undefined): Promise<CommitResult[]> {
+  process.env.POWERTOOLS_LOG_LEVEL ??= 'ERROR'
+  if (!process.env.BENCH_VERBOSE) logger.setLogLevel('ERROR')
+  const { endpoints, clients } = await localAws()
+  const id = randomUUID().slice(0, 8)
+  const tables = { control: `bench-control-${id}`, catalog: `bench-iceberg-${id}` }
+  try {
+    await Promise.all([ensureControlTable(clients.ddb, tables.control), ensureCatalogTable(clients.ddb, tables.catalog)])
+    const env = { FLOE_COMMIT_MAX_BATCHES: String(Math.max(1000, ...batches)) }
+    return await benchCommit(clients, tables, { snapshots: [10], batches, runs: 1, env }, log)
+  } finally {
+    clients.ddb.destroy()
+    clients.s3.destroy()
+    const hold = setInterval(() => undefined, 1000)
+    await Promise.race([endpoints.stop(), new Promise((r) => setTimeout(r, 15_000))])
+    clearInterval(hold)
+  }
+}

@@ -40,6 +40,8 @@ export interface CommitResult {
   wcu: number
   rcu: number
   metadataBytes: number
+  /** Where the time went: reads and manifest writes up to the swap, the catalog swap, the marks after it (ms). */
+  phases?: { prepare: number; swap: number; mark: number }
 }
 
 const SCHEMA: Schema = {
@@ -190,7 +192,7 @@ async function registerPending(config: FloeConfig, clients: AwsClients, io: File
 export async function benchCommit(
   clients: AwsClients,
   tables: { control: string; catalog: string },
-  opts: { snapshots: number[]; batches: number[]; runs: number },
+  opts: { snapshots: number[]; batches: number[]; runs: number; env?: Record<string, string> },
   log: (s: string) => void = () => undefined,
 ): Promise<CommitResult[]> {
   const stamp = Date.now().toString(36)
@@ -211,7 +213,7 @@ export async function benchCommit(
         const pipeline = `c${stamp}-${h}-${b}-${run}`
         const config = loadConfig(
           {},
-          { FLOE_PIPELINE: pipeline, FLOE_WAREHOUSE: warehouse, FLOE_CONTROL_TABLE: tables.control, FLOE_CATALOG_TABLE: tables.catalog },
+          { FLOE_PIPELINE: pipeline, FLOE_WAREHOUSE: warehouse, FLOE_CONTROL_TABLE: tables.control, FLOE_CATALOG_TABLE: tables.catalog, ...opts.env },
         )
         const catalog = createCatalog(config, clients, io)
         const id = { namespace: `commit${stamp}`, name: `t_${h}_${b}_${run}` }
@@ -223,8 +225,12 @@ export async function benchCommit(
 
         counter.reset()
         const t0 = performance.now()
-        const res = await runCommitter({ config, io, catalog, control: createControlContext(config, clients.doc, io) }, { tables: [`${id.namespace}.${id.name}`] })
+        let beforeSwap = t0
+        let afterSwap = t0
+        const hooks = { beforeSwap: () => void (beforeSwap = performance.now()), afterSwap: () => void (afterSwap = performance.now()) }
+        const res = await runCommitter({ config, io, catalog, control: createControlContext(config, clients.doc, io) }, { tables: [`${id.namespace}.${id.name}`], hooks })
         const ms = performance.now() - t0
+        const phases = { prepare: round(beforeSwap - t0), swap: round(afterSwap - beforeSwap), mark: round(t0 + ms - afterSwap) }
         const r = res.results[0]
         if (res.failures > 0 || r?.status !== 'committed' || r.batches !== b) {
           throw new Error(`commit bench: H=${h} B=${b}: ${r?.status} ${r?.batches} batches ${r?.error?.message ?? ''}`)
@@ -243,12 +249,14 @@ export async function benchCommit(
           wcu: counter.wcu,
           rcu: counter.rcu,
           metadataBytes,
+          phases,
         })
       }
       const mid = median(results.map((r) => r.ms))
       const rep = results.find((r) => r.ms === mid) ?? results[0]!
       out.push({ ...rep, ms: round(mid), wcu: round(rep.wcu, 1), rcu: round(rep.rcu, 1) })
-      log(`  commit ${b} batches into ${h} snapshots: ${round(mid)} ms, ${rep.s3Requests} S3 + ${rep.ddbRequests} DynamoDB requests`)
+      const ph = rep.phases!
+      log(`  commit ${b} batches into ${h} snapshots: ${round(mid)} ms (prepare ${ph.prepare}, swap ${ph.swap}, mark ${ph.mark}), ${rep.s3Requests} S3 + ${rep.ddbRequests} DynamoDB requests`)
     }
   }
   return out

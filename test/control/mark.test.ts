@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { GetCommand } from '@aws-sdk/lib-dynamodb'
-import { countPendingBatches, registerBatches } from '../../lib/control/batches.js'
+import { countPendingBatches, countPendingExactly, registerBatches } from '../../lib/control/batches.js'
 import { readCheckpoints } from '../../lib/control/checkpoints.js'
 import { committedBatchKey } from '../../lib/control/keys.js'
 import { acquireLease, markCommitted } from '../../lib/control/lease.js'
@@ -46,5 +46,38 @@ describe('markCommitted', () => {
     const marking = markCommitted(ctx, old, pending.map((batch) => ({ batch, snapshotId: 1n, commitId: 'x' })))
     await expect(marking).rejects.toBeInstanceOf(FencedError)
     expect(await countPendingBatches(ctx, 'p1', 'db.t')).toBe(2)
+  })
+
+  it('marks 300 batches in parallel lanes, each fenced by its own copy of the lease token; a taken-over holder fails on every lane and marks nothing after', async () => {
+    const { ctx } = await testControl({ leaseTtlMs: 1_000, markConcurrency: 4 })
+    await registerMany(ctx, 300)
+    const pending = await readPendingBatches(ctx, 'p1', 'db.t')
+    const now = Date.now()
+    const old = (await acquireLease(ctx, 'p1', 'db.t', { owner: 'same', nowMs: now }))!
+    // The same owner id acquiring again (a new run) is a new token: the old lease is fenced on every copy.
+    const current = (await acquireLease(ctx, 'p1', 'db.t', { owner: 'same', nowMs: now + 5_000 }))!
+    expect(current.token).not.toBe(old.token)
+    await expect(markCommitted(ctx, old, pending.map((batch) => ({ batch, snapshotId: 1n, commitId: 'x' })))).rejects.toBeInstanceOf(FencedError)
+    expect(await countPendingExactly(ctx, 'p1', 'db.t')).toBe(300)
+    await markCommitted(ctx, current, pending.map((batch) => ({ batch, snapshotId: 2n, commitId: 'y' })))
+    expect(await countPendingExactly(ctx, 'p1', 'db.t')).toBe(0)
+    const last = pending[299]!
+    const { Item } = await ctx.doc.send(new GetCommand({ TableName: ctx.table, Key: committedBatchKey('p1', 'db.t', last.batchId, last.shard), ConsistentRead: true }))
+    expect(Item).toMatchObject({ snapshotId: '2', commitId: 'y', committerEpoch: current.epoch })
+  })
+
+  it('what the lanes marked before a takeover stays marked; after it, no lane of the old holder marks anything', async () => {
+    const { ctx } = await testControl({ leaseTtlMs: 1_000, markConcurrency: 2 })
+    await registerMany(ctx, 200)
+    const pending = await readPendingBatches(ctx, 'p1', 'db.t')
+    const now = Date.now()
+    const old = (await acquireLease(ctx, 'p1', 'db.t', { owner: 'old', nowMs: now }))!
+    const marks = pending.map((batch) => ({ batch, snapshotId: 1n, commitId: 'x' }))
+    // Two chunks in two lanes, then the takeover, then the rest: the old holder must not mark them.
+    await markCommitted(ctx, old, marks.slice(0, 98))
+    expect(await countPendingExactly(ctx, 'p1', 'db.t')).toBe(102)
+    await acquireLease(ctx, 'p1', 'db.t', { owner: 'new', nowMs: now + 5_000 })
+    await expect(markCommitted(ctx, old, marks.slice(98))).rejects.toBeInstanceOf(FencedError)
+    expect(await countPendingExactly(ctx, 'p1', 'db.t')).toBe(102)
   })
 })

@@ -93,4 +93,38 @@ describe('snapshot expiry', () => {
     expect(await missingReferenced(m.t.deps.io, metadata)).toEqual([])
     expect((await m.readBack(table)).rows).toHaveLength(5)
   })
+
+  it('FLOE_EXPIRE_MAX_SNAPSHOTS bounds a branch whose age is Iceberg\'s default; a table that sets its age keeps exactly Iceberg\'s rule', async () => {
+    const m = await testMaintenance({ expireMaxSnapshots: 3 })
+    const bounded = await m.table()
+    const aged = await m.table({ 'history.expire.max-snapshot-age-ms': String(5 * DAY) })
+    for (let i = 0; i < 7; i++) {
+      await m.append(bounded, [row(i, `r${i % 2}`)])
+      await m.append(aged, [row(i, `r${i % 2}`)])
+    }
+    // All seven are minutes old, far younger than 5 days: only the bound expires any.
+    const run = await runMaintenance(m.deps, { tables: [bounded, aged], tasks: ['expire'] })
+    const byTable = new Map(run.results.map((r) => [r.table, r.expiry!]))
+    expect(byTable.get(bounded)).toMatchObject({ snapshotsBefore: 7, snapshotsExpired: 4 })
+    expect(byTable.get(aged)).toMatchObject({ snapshotsBefore: 7, snapshotsExpired: 0 })
+    const { metadata } = await m.t.catalog.loadTable(parseTableId(bounded))
+    // The three newest of main's ancestry stay, the current one first.
+    const ids = metadata.snapshots.map((s) => s['snapshot-id'])
+    expect(ids).toHaveLength(3)
+    expect(ids).toContain(currentSnapshot(metadata)!['snapshot-id'])
+    expect(await missingReferenced(m.t.deps.io, metadata)).toEqual([])
+    expect((await m.readBack(bounded)).rows).toHaveLength(7)
+    expect((await m.t.catalog.loadTable(parseTableId(aged))).metadata.snapshots).toHaveLength(7)
+  })
+
+  it('the bound never keeps fewer than min-snapshots-to-keep, and 0 turns it off', async () => {
+    const m = await testMaintenance({ expireMaxSnapshots: 2 })
+    const table = await m.table({ 'history.expire.min-snapshots-to-keep': '4' })
+    for (let i = 0; i < 6; i++) await m.append(table, [row(i, 'r0')])
+    expect((await runMaintenance(m.deps, { tables: [table], tasks: ['expire'] })).results[0]!.expiry!.snapshotsExpired).toBe(2)
+    const off = await testMaintenance({ expireMaxSnapshots: 0 })
+    const free = await off.table()
+    for (let i = 0; i < 4; i++) await off.append(free, [row(i, 'r0')])
+    expect((await runMaintenance(off.deps, { tables: [free], tasks: ['expire'] })).results[0]!.expiry!.snapshotsExpired).toBe(0)
+  })
 })
