@@ -43,7 +43,7 @@ export async function startKafkaBroker(opts: KafkaBrokerOptions = {}): Promise<K
   const server = await startWithRetries('Kafka broker', opts.timeoutMs ?? 120_000, async (port) => {
     const props = join(dir, 'server.properties')
     // Ports change per start (free ports); the static quorum is in this file, not in the log.
-    writeFileSync(props, serverProperties(port, await freePort(), logDir))
+    writeFileSync(props, serverProperties(port, await otherFreePort(port), logDir))
     if (!existsSync(join(logDir, 'meta.properties'))) format(classpath, props)
     return {
       command: 'java',
@@ -69,6 +69,18 @@ export async function startKafkaBroker(opts: KafkaBrokerOptions = {}): Promise<K
       if (!opts.dataDir) rmSync(dir, { recursive: true, force: true })
     },
   }
+}
+
+/**
+ * A free port other than `port`: the probe closes its socket, so two probes in a row can get the
+ * same port back, and Kafka refuses two IPv4 listeners on one port.
+ */
+async function otherFreePort(port: number): Promise<number> {
+  for (let i = 0; i < 20; i++) {
+    const other = await freePort()
+    if (other !== port) return other
+  }
+  throw new Error(`no free port other than ${port} after 20 probes`)
 }
 
 /** Single node, replication factor 1 everywhere, and a log cleaner that runs within seconds (compaction tests). */
