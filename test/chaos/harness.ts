@@ -55,15 +55,8 @@ export const FAULTS = [
   'replay-twice',
 ] as const
 export type Fault = (typeof FAULTS)[number]
-const COMMITTER_FAULTS: Fault[] = [
-  'committer-kill-before-swap',
-  'committer-kill-after-swap',
-  'committer-kill-while-marking',
-  'concurrent-committers',
-  'lease-expiry-before-swap',
-  'lease-expiry-after-swap',
-  'foreign-append',
-]
+/** The faults a committer run injects: FAULTS from the committer kills to the foreign append. */
+const COMMITTER_FAULTS: Fault[] = FAULTS.slice(FAULTS.indexOf('committer-kill-before-swap'), FAULTS.indexOf('foreign-append') + 1)
 const MAINTENANCE_FAULTS: Fault[] = ['maintenance-kill-during-compaction', 'maintenance-kill-during-expiry', 'compaction-races-committer', 'expiry-with-pending']
 /** What the maintenance container is asked to do in a schedule (orphans: the harness's own step). */
 const MAINTAIN = { tasks: ['compact', 'manifests', 'expire'] }
