@@ -24,6 +24,9 @@ const { values } = parseArgs({
     schedules: { type: 'string', default: '100' },
     seed: { type: 'string', default: '1' },
     only: { type: 'string' },
+    // Start at this index (runs from..schedules-1): a long run in pieces, each piece a fresh
+    // process, so no lane accumulates every earlier schedule's tables.
+    from: { type: 'string', default: '0' },
     // Lanes of containers: schedules spend much of their time waiting on the emulators, so one
     // lane more than there are cores keeps the CPUs busy (3 on a 2-core machine).
     parallel: { type: 'string', default: String(Math.min(4, availableParallelism() + 1)) },
@@ -31,7 +34,8 @@ const { values } = parseArgs({
 })
 const seed = Number(values.seed)
 const count = Number(values.schedules)
-const indexes = values.only !== undefined ? [Number(values.only)] : Array.from({ length: count }, (_, i) => i)
+const from = Number(values.from)
+const indexes = values.only !== undefined ? [Number(values.only)] : Array.from({ length: Math.max(0, count - from) }, (_, i) => from + i)
 
 const endpoints = await startLocalEndpoints()
 // Local emulators: s3rver only accepts its own key pair; DynamoDB Local accepts any.
