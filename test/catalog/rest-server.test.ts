@@ -120,4 +120,21 @@ describe("Floe's REST endpoint over the DynamoDB catalog", () => {
     await expect(rest.commit(id, { base: stale.metadataLocation, metadata: await appendFiles(io, stale.metadata, files), baseMetadata: stale.metadata })).rejects.toBeInstanceOf(CommitConflictError)
     expect((await ddbCatalog.loadTable(id)).metadataLocation).toBe(pointer)
   })
+
+  it("a change to a branch other than main pins that branch: a concurrent move of it is a 409, not overwritten", async () => {
+    const rest = client()
+    const t0 = await rest.loadTable(id)
+    const [older, newer] = [t0.metadata.snapshots[0]!['snapshot-id'], currentSnapshot(t0.metadata)!['snapshot-id']]
+    expect(older).not.toBe(newer)
+    const withBranch = { ...t0.metadata, refs: { ...t0.metadata.refs, audit: { 'snapshot-id': newer, type: 'branch' as const } } }
+    await rest.commit(id, { base: t0.metadataLocation, metadata: withBranch, baseMetadata: t0.metadata })
+    const stale = await rest.loadTable(id)
+    const fresh = await rest.loadTable(id)
+    const moved = { ...fresh.metadata, refs: { ...fresh.metadata.refs, audit: { 'snapshot-id': older, type: 'branch' as const } } }
+    await rest.commit(id, { base: fresh.metadataLocation, metadata: moved, baseMetadata: fresh.metadata })
+    // Dropping the branch from the stale base (what expiry does to an expired ref) must not erase the other writer's move.
+    const { audit: _dropped, ...withoutAudit } = stale.metadata.refs ?? {}
+    await expect(rest.commit(id, { base: stale.metadataLocation, metadata: { ...stale.metadata, refs: withoutAudit }, baseMetadata: stale.metadata })).rejects.toBeInstanceOf(CommitConflictError)
+    expect((await ddbCatalog.loadTable(id)).metadata.refs?.audit?.['snapshot-id']).toBe(older)
+  })
 })

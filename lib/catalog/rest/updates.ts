@@ -91,16 +91,28 @@ function diffSnapshots(base: TableMetadata, next: TableMetadata, updates: TableU
   for (const snapshot of next.snapshots) if (!baseIds.has(snapshot['snapshot-id'])) updates.push({ action: 'add-snapshot', snapshot })
   const baseRefs = refsOf(base)
   const nextRefs = refsOf(next)
+  // A ref this change moves, adds or removes is pinned at what the base had (as Iceberg Java's
+  // UpdateRequirements does), so a concurrent change to that branch or tag is a 409 to rebase
+  // over, not silently overwritten.
+  const moved = new Set<string>()
   for (const [name, ref] of Object.entries(nextRefs)) {
     const before = baseRefs[name]
     if (before && before['snapshot-id'] === ref['snapshot-id'] && before.type === ref.type) continue
     updates.push({ ...ref, action: 'set-snapshot-ref', 'ref-name': name })
+    moved.add(name)
   }
-  for (const name of Object.keys(baseRefs)) if (!(name in nextRefs)) updates.push({ action: 'remove-snapshot-ref', 'ref-name': name })
+  for (const name of Object.keys(baseRefs)) {
+    if (name in nextRefs) continue
+    updates.push({ action: 'remove-snapshot-ref', 'ref-name': name })
+    moved.add(name)
+  }
   const removed = base.snapshots.map((s) => s['snapshot-id']).filter((id) => !nextIds.has(id))
   if (removed.length > 0) updates.push({ action: 'remove-snapshots', 'snapshot-ids': removed })
   // Every change Floe makes is derived from the main branch it read: pin it, even when `next` leaves main alone.
   requirements.push({ type: 'assert-ref-snapshot-id', ref: MAIN, 'snapshot-id': mainSnapshot(base) })
+  for (const name of moved) {
+    if (name !== MAIN) requirements.push({ type: 'assert-ref-snapshot-id', ref: name, 'snapshot-id': baseRefs[name]?.['snapshot-id'] ?? null })
+  }
 }
 
 /** Refs, with v1's bare current-snapshot-id as `main`. */
