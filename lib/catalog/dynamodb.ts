@@ -97,6 +97,14 @@ export class DynamoDbCatalog implements Catalog {
     }
   }
 
+  async loadNamespace(namespace: string): Promise<Record<string, string> | undefined> {
+    const item = await this.getItem(this.namespaceKey(namespace))
+    if (!item) return undefined
+    const props: Record<string, string> = {}
+    for (const [k, v] of Object.entries(item)) if (k.startsWith(P) && v.S !== undefined) props[k.slice(P.length)] = v.S
+    return props
+  }
+
   async listNamespaces(): Promise<string[]> {
     const out: string[] = []
     let start: Item | undefined

@@ -90,6 +90,18 @@ export class GlueCatalog implements Catalog {
     }
   }
 
+  async loadNamespace(namespace: string): Promise<Record<string, string> | undefined> {
+    try {
+      const db = (await this.glue.send(new GetDatabaseCommand({ ...this.cat, Name: namespace }))).Database
+      if (!db) return undefined
+      // The inverse of createNamespace: Description and LocationUri are Iceberg's comment and location.
+      return { ...db.Parameters, ...(db.Description !== undefined ? { comment: db.Description } : {}), ...(db.LocationUri !== undefined ? { location: db.LocationUri } : {}) }
+    } catch (err) {
+      if (errorName(err) === 'EntityNotFoundException') return undefined
+      throw err
+    }
+  }
+
   async listNamespaces(): Promise<string[]> {
     const out: string[] = []
     let NextToken: string | undefined

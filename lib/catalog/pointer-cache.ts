@@ -65,6 +65,10 @@ export class PointerCachedCatalog implements Catalog {
     return this.inner.listNamespaces()
   }
 
+  loadNamespace(namespace: string): Promise<Record<string, string> | undefined> {
+    return this.inner.loadNamespace(namespace)
+  }
+
   listTables(namespace: string): Promise<TableId[]> {
     return this.inner.listTables(namespace)
   }

@@ -44,6 +44,8 @@ export interface Catalog {
   /** Throws AlreadyExistsError if it exists. */
   createNamespace(namespace: string, properties?: Record<string, string>): Promise<void>
   listNamespaces(): Promise<string[]>
+  /** A namespace's properties, or undefined when it does not exist (one lookup, not a listing). */
+  loadNamespace(namespace: string): Promise<Record<string, string> | undefined>
   /** Iceberg tables of a namespace. */
   listTables(namespace: string): Promise<TableId[]>
   /** Throws NoSuchTableError when the table is absent or not an Iceberg table. */

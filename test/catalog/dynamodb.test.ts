@@ -165,6 +165,13 @@ describe('namespaces and tables', () => {
     expect(await catalog.listTables('nope')).toEqual([])
   })
 
+  it("loads one namespace's properties with a single read, and undefined for a missing one", async () => {
+    const { catalog } = await freshCatalog()
+    await catalog.createNamespace('props', { owner: 'floe', comment: 'events' })
+    expect(await catalog.loadNamespace('props')).toEqual({ owner: 'floe', comment: 'events' })
+    expect(await catalog.loadNamespace('absent')).toBeUndefined()
+  })
+
   it('refuses duplicates and missing namespaces or tables with typed errors', async () => {
     const { catalog } = await freshCatalog()
     await catalog.createNamespace('db')

@@ -133,6 +133,15 @@ describe('namespaces', () => {
     await expect(catalog.createNamespace('Bad-Name')).rejects.toThrow(/cannot use namespace 'Bad-Name' as a Glue database name/)
   })
 
+  it('loads a database as namespace properties (comment and location back in), undefined when Glue has none', async () => {
+    glue
+      .on(GetDatabaseCommand)
+      .resolvesOnce({ Database: { Name: 'db', Description: 'events', LocationUri: 's3://b/db', Parameters: { owner: 'floe' } } })
+      .rejectsOnce(new EntityNotFoundException({ message: 'no such database', $metadata: {} }))
+    expect(await catalog.loadNamespace('db')).toEqual({ owner: 'floe', comment: 'events', location: 's3://b/db' })
+    expect(await catalog.loadNamespace('gone')).toBeUndefined()
+  })
+
   it('lists databases and the Iceberg tables of one, following NextToken', async () => {
     glue.on(GetDatabasesCommand).resolves({ DatabaseList: [{ Name: 'a' }, { Name: 'b' }] })
     expect(await catalog.listNamespaces()).toEqual(['a', 'b'])

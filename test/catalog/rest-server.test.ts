@@ -40,6 +40,9 @@ describe("Floe's REST endpoint over the DynamoDB catalog", () => {
     await rest.createNamespace('db')
     expect(await ddbCatalog.listNamespaces()).toContain('db')
     expect(await rest.listNamespaces()).toContain('db')
+    await ddbCatalog.createNamespace('owned', { owner: 'data-platform' })
+    expect(await rest.loadNamespace('owned')).toEqual({ owner: 'data-platform' })
+    expect(await rest.loadNamespace('absent')).toBeUndefined()
   })
 
   it('the writer and committer append through the endpoint; the DynamoDB pointer is what REST returns', async () => {
@@ -67,6 +70,7 @@ describe("Floe's REST endpoint over the DynamoDB catalog", () => {
       return {
         createNamespace: (ns, p) => inner.createNamespace(ns, p),
         listNamespaces: () => inner.listNamespaces(),
+        loadNamespace: (ns) => inner.loadNamespace(ns),
         listTables: (ns) => inner.listTables(ns),
         loadTable: (t) => inner.loadTable(t),
         createTable: (t, o) => inner.createTable(t, o),

@@ -51,6 +51,7 @@ function lazyRest(uri: () => Promise<string>) {
   return {
     createNamespace: async (ns: string, p?: Record<string, string>) => (await c()).createNamespace(ns, p),
     listNamespaces: async () => (await c()).listNamespaces(),
+    loadNamespace: async (ns: string) => (await c()).loadNamespace(ns),
     listTables: async (ns: string) => (await c()).listTables(ns),
     loadTable: async (id: Parameters<RestCatalog['loadTable']>[0]) => (await c()).loadTable(id),
     createTable: async (id: Parameters<RestCatalog['createTable']>[0], o: Parameters<RestCatalog['createTable']>[1]) => (await c()).createTable(id, o),

@@ -70,6 +70,7 @@ describe.skipIf(skip)('REST catalog client against Iceberg REST catalog handlers
       const racing: Catalog = {
         createNamespace: (ns, p) => inner.createNamespace(ns, p),
         listNamespaces: () => inner.listNamespaces(),
+        loadNamespace: (ns) => inner.loadNamespace(ns),
         listTables: (ns) => inner.listTables(ns),
         loadTable: (id) => inner.loadTable(id),
         createTable: (id, o) => inner.createTable(id, o),

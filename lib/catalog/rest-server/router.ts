@@ -101,8 +101,9 @@ async function route(catalog: Catalog, req: RestServerRequest): Promise<unknown>
   }
   const ns = namespaceOf(p[2]!.split('\x1f'))
   if (p.length === 3 && (m === 'GET' || m === 'HEAD')) {
-    if (!(await catalog.listNamespaces()).includes(ns)) throw new HttpError(404, 'NoSuchNamespaceException', `Namespace does not exist: ${ns}`)
-    return m === 'HEAD' ? undefined : { namespace: levelsOf(ns), properties: {} }
+    const properties = await catalog.loadNamespace(ns)
+    if (properties === undefined) throw new HttpError(404, 'NoSuchNamespaceException', `Namespace does not exist: ${ns}`)
+    return m === 'HEAD' ? undefined : { namespace: levelsOf(ns), properties }
   }
   if (p[3] !== 'tables') throw new HttpError(501, 'UnsupportedOperationException', `not served: ${m} ${req.path}`)
   if (p.length === 4 && m === 'GET') {

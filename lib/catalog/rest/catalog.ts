@@ -96,6 +96,14 @@ export class RestCatalog implements Catalog {
     return out
   }
 
+  async loadNamespace(namespace: string): Promise<Record<string, string> | undefined> {
+    validateNamespace(namespace)
+    const reply = await this.call('GET', `namespaces/${nsPath(namespace)}`)
+    if (reply.status === 404) return undefined
+    if (reply.status !== 200) throw requestError(`loading namespace '${namespace}'`, reply, this.opts.uri)
+    return ((reply.body as { properties?: Record<string, string> }).properties ?? {}) as Record<string, string>
+  }
+
   async listTables(namespace: string): Promise<TableId[]> {
     const out: TableId[] = []
     for await (const page of this.pages(`namespaces/${nsPath(namespace)}/tables`, 'identifiers')) {
