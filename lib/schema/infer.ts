@@ -1,7 +1,9 @@
 /**
  * Schema inference from decoded JSON records (auto-created tables, new fields of evolving ones).
  * Objects → struct, arrays → list, integral numbers → long, other numbers → double, ISO-8601
- * date-times with a zone → timestamptz, booleans → boolean, other strings → string. Across
+ * date-times with a zone → timestamptz, booleans → boolean, other strings → string. A date-time
+ * with non-zero digits past microseconds is `timestamptz_ns` in a format-v3 table; format v2 has
+ * no nanosecond type, so there such text counts as a string (stored exactly, never floored). Across
  * records a field takes the kind most of its values have (a strict majority; integers and
  * doubles together count as numbers, double when any is fractional); without a majority it is a
  * string (coercion stores any value as text). A minority of other values never decides the type:
@@ -11,7 +13,7 @@
  */
 import { SchemaError } from '../errors.js'
 import type { IcebergType, NestedField, Schema, StructType } from './types.js'
-import { isZonedTimestampText } from './temporal.js'
+import { fastIsoMicros, isoToEpochNanos, isZonedTimestampText } from './temporal.js'
 
 export interface InferOptions {
   /** First field id to assign (default 1). */
@@ -22,10 +24,12 @@ export interface InferOptions {
   idColumns?: string[]
   /** Deepest nesting accepted (default 64); deeper values throw SchemaError instead of overflowing the stack. */
   maxDepth?: number
+  /** The table's format version (default 2): nanosecond date-times are a type only from v3. */
+  formatVersion?: number
 }
 
 /** What one field's values looked like across the records: how many of each kind. */
-type Kind = 'boolean' | 'long' | 'bigLong' | 'double' | 'timestamptz' | 'string' | 'binary'
+type Kind = 'boolean' | 'long' | 'bigLong' | 'double' | 'timestamptz' | 'timestamptzNanos' | 'string' | 'binary'
 interface Stats {
   /** Non-null values seen. */
   n: number
@@ -36,7 +40,14 @@ interface Stats {
 
 const newStats = (): Stats => ({ n: 0, prim: {} })
 
-function primKind(v: unknown): Kind | undefined {
+/** Zoned date-time text: µs, ns (non-zero digits past µs: v3 only, else text), or not a date-time. */
+function textKind(v: string, nanos: boolean): Kind {
+  if (!isZonedTimestampText(v)) return 'string'
+  if (fastIsoMicros(v) !== undefined || isoToEpochNanos(v)! % 1000n === 0n) return 'timestamptz'
+  return nanos ? 'timestamptzNanos' : 'string'
+}
+
+function primKind(v: unknown, nanos: boolean): Kind | undefined {
   switch (typeof v) {
     case 'boolean':
       return 'boolean'
@@ -45,7 +56,7 @@ function primKind(v: unknown): Kind | undefined {
     case 'number':
       return Number.isSafeInteger(v) ? 'long' : 'double'
     case 'string':
-      return isZonedTimestampText(v) ? 'timestamptz' : 'string'
+      return textKind(v, nanos)
     case 'object':
       break
     default:
@@ -65,11 +76,11 @@ function primKind(v: unknown): Kind | undefined {
 }
 
 /** Count `v` into `stats`. Recursion depth is the value's nesting, refused past `maxDepth`. */
-function observe(stats: Stats, v: unknown, depth: number, maxDepth: number): void {
+function observe(stats: Stats, v: unknown, depth: number, maxDepth: number, nanos: boolean): void {
   if (v === null || v === undefined) return
   if (depth > maxDepth) throw new SchemaError(`cannot infer a schema: a value nests deeper than ${maxDepth} levels`)
   stats.n++
-  const kind = primKind(v)
+  const kind = primKind(v, nanos)
   if (kind !== undefined) {
     stats.prim[kind] = (stats.prim[kind] ?? 0) + 1
     return
@@ -77,7 +88,7 @@ function observe(stats: Stats, v: unknown, depth: number, maxDepth: number): voi
   if (Array.isArray(v)) {
     const list = (stats.list ??= { n: 0, element: newStats() })
     list.n++
-    for (const e of v) observe(list.element, e, depth + 1, maxDepth)
+    for (const e of v) observe(list.element, e, depth + 1, maxDepth, nanos)
     return
   }
   const struct = (stats.struct ??= { n: 0, fields: new Map() })
@@ -86,7 +97,7 @@ function observe(stats: Stats, v: unknown, depth: number, maxDepth: number): voi
     const key = String(k)
     let field = struct.fields.get(key)
     if (!field) struct.fields.set(key, (field = newStats()))
-    observe(field, e, depth + 1, maxDepth)
+    observe(field, e, depth + 1, maxDepth, nanos)
   }
 }
 
@@ -102,7 +113,7 @@ function isEmpty(stats: Stats): boolean {
   return true
 }
 
-type Choice = { kind: 'struct'; fields: Map<string, Stats> } | { kind: 'list'; element: Stats } | { kind: Exclude<Kind, 'bigLong'> }
+type Choice = { kind: 'struct'; fields: Map<string, Stats> } | { kind: 'list'; element: Stats } | { kind: Exclude<Kind, 'bigLong' | 'timestamptzNanos'> | 'timestamptz_ns' }
 
 /**
  * The type of a field: the kind that holds a strict majority of its non-null values (integers and
@@ -118,7 +129,7 @@ function choose(stats: Stats, inList: boolean): Choice {
   const counts: [Choice['kind'], number][] = [
     ['boolean', p.boolean ?? 0],
     ['long', numbers],
-    ['timestamptz', p.timestamptz ?? 0],
+    ['timestamptz', (p.timestamptz ?? 0) + (p.timestamptzNanos ?? 0)],
     ['string', p.string ?? 0],
     ['binary', p.binary ?? 0],
     ['struct', stats.struct?.n ?? 0],
@@ -132,6 +143,8 @@ function choose(stats: Stats, inList: boolean): Choice {
   if (kind === 'struct') return [...stats.struct!.fields.values()].every(isEmpty) ? { kind: 'string' } : { kind, fields: stats.struct!.fields }
   if (kind === 'list') return { kind, element: stats.list!.element }
   if (kind === 'long' && (p.double ?? 0) > 0 && (p.bigLong ?? 0) <= (p.double ?? 0)) return { kind: 'double' }
+  // One nanosecond value makes the column nanosecond: it holds the microsecond ones exactly too.
+  if (kind === 'timestamptz' && (p.timestamptzNanos ?? 0) > 0) return { kind: 'timestamptz_ns' }
   return { kind }
 }
 
@@ -139,7 +152,8 @@ function choose(stats: Stats, inList: boolean): Choice {
 export function inferSchema(records: readonly object[], opts: InferOptions = {}): Schema {
   const root = newStats()
   const maxDepth = opts.maxDepth ?? 64
-  for (const r of records) observe(root, r, 0, maxDepth)
+  const nanos = (opts.formatVersion ?? 2) >= 3
+  for (const r of records) observe(root, r, 0, maxDepth, nanos)
   let next = opts.startId ?? 1
   const struct = toStruct(root.struct?.fields ?? new Map(), () => next++)
   const schema: Schema = { type: 'struct', 'schema-id': opts.schemaId ?? 0, fields: struct.fields }

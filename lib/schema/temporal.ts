@@ -74,7 +74,7 @@ export function isoToEpochDays(text: string): number | undefined {
 
 const TIME = /^(\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?$/
 
-/** Microseconds since midnight from `HH:MM[:SS[.ffffff]]` (digits past micros are truncated). */
+/** Microseconds since midnight from `HH:MM[:SS[.ffffff]]`; undefined when digits past micros are not zeros (a time column cannot hold them). */
 export function isoToTimeMicros(text: string): bigint | undefined {
   const m = TIME.exec(text.trim())
   if (!m) return undefined
@@ -82,7 +82,9 @@ export function isoToTimeMicros(text: string): bigint | undefined {
   const mi = Number(m[2])
   const s = Number(m[3] ?? 0)
   if (h > 23 || mi > 59 || s > 59) return undefined
-  return BigInt((h * 60 + mi) * 60 + s) * 1_000_000n + BigInt((m[4] ?? '').padEnd(9, '0').slice(0, 6))
+  const fraction = (m[4] ?? '').padEnd(9, '0')
+  if (fraction.slice(6) !== '000') return undefined
+  return BigInt((h * 60 + mi) * 60 + s) * 1_000_000n + BigInt(fraction.slice(0, 6))
 }
 
 
@@ -105,8 +107,9 @@ const two = (s: string, i: number): number => digit(s, i) * 10 + digit(s, i + 1)
 /**
  * Microseconds since the epoch of the common shape `YYYY-MM-DDTHH:MM:SS[.f…]Z|±HH:MM` (what
  * JSON producers emit), parsed by character codes; `undefined` for anything else, which then
- * takes the general path (isoToEpochNanos), as do instants beyond 2^53 µs from the epoch. Digits
- * past microseconds are floored.
+ * takes the general path (isoToEpochNanos), as do instants beyond 2^53 µs from the epoch and text
+ * with non-zero digits past microseconds (which a microsecond column cannot hold: the coercer
+ * refuses it there, never floors it).
  */
 export function fastIsoMicros(s: string): number | undefined {
   const n = s.length
@@ -129,6 +132,7 @@ export function fastIsoMicros(s: string): number | undefined {
       const c = digit(s, i)
       if (Number.isNaN(c)) break
       if (k < 6) micros = micros * 10 + c
+      else if (c !== 0) return undefined
     }
     if (k === 0 || k > 9) return undefined
     for (; k < 6; k++) micros *= 10

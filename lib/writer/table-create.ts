@@ -72,13 +72,16 @@ export async function loadOrCreate(ctx: CreateContext, t: TableRef, samples: Sam
   return stateOf(t.name, t.id, t.options, t.kafka, loaded.metadata, loaded.metadataLocation)
 }
 
+/** The format version the table will be created with (a route's formatVersion, else its `format-version` property, else 2). */
+const createVersion = (options: TableRef['options']): number => options.formatVersion ?? (options.properties?.['format-version'] === '3' ? 3 : 2)
+
 /** The format's own schema (Avro, Connect envelope) when every record has one, else inference; plus `_kafka`. */
 function newTableSchema(ctx: CreateContext, t: TableRef, samples: Sample[]): Schema {
   const { options } = t
   const declared = samples.every((s) => s.schema !== undefined) ? samples[0]?.schema : undefined
   let schema = declared
     ? declaredTableSchema(declared, { evolveSchema: options.evolveSchema, idColumns: options.idColumns })
-    : applyColumnHints(inferSchema(literalValues(ctx.deps, withinColumns(ctx, t.name, samples)), { idColumns: options.idColumns, maxDepth: ctx.deps.config.limits.maxDepth }), options.columns)
+    : applyColumnHints(inferSchema(literalValues(ctx.deps, withinColumns(ctx, t.name, samples)), { idColumns: options.idColumns, maxDepth: ctx.deps.config.limits.maxDepth, formatVersion: createVersion(options) }), options.columns)
   if (t.kafka.length) {
     const { field } = kafkaField(t.kafka, maxFieldId(schema) + 1, keyType(ctx.deps, samples))
     schema = { ...schema, fields: [...schema.fields, field] }

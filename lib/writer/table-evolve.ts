@@ -26,7 +26,7 @@ export async function evolveTable(deps: WriterDeps, state: TableState, samples: 
   const bySample = new Map(samples.map((s) => [s.value as object, s]))
   const maxDepth = config.limits.maxDepth
   const infer = (values: Record<string, unknown>[]) =>
-    applyColumnHints(inferSchema(literalValues(deps, values.map((v) => bySample.get(v)!)), { maxDepth }), state.options.columns)
+    applyColumnHints(inferSchema(literalValues(deps, values.map((v) => bySample.get(v)!)), { maxDepth, formatVersion: state.metadata['format-version'] }), state.options.columns)
   for (let attempt = 0; ; attempt++) {
     const plan = planEvolution(tableView(state), input, infer)
     state.rejected = new Map([...plan.rejected].map(([value, reason]) => [bySample.get(value)!.record, reason]))

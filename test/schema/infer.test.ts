@@ -32,6 +32,17 @@ describe('inferSchema', () => {
       ['s', { type: 'struct', fields: [{ id: 5, name: 'a', required: false, type: 'long' }, { id: 6, name: 'b', required: false, type: 'string' }] }],
     ])
   })
+  it('date-time text with non-zero digits past microseconds: timestamptz_ns from format v3, a string before (never floored)', () => {
+    const types = (records: object[], formatVersion?: number) => inferSchema(records, { formatVersion }).fields.map((f) => f.type)
+    const ns = { at: '2024-05-01T12:51:30.123456789Z' }
+    const us = { at: '2024-05-01T12:51:30.123456Z' }
+    expect(types([ns], 3)).toEqual(['timestamptz_ns'])
+    expect(types([ns, us, us], 3)).toEqual(['timestamptz_ns'])
+    expect(types([ns])).toEqual(['string'])
+    expect(types([ns, us, us])).toEqual(['timestamptz'])
+    expect(types([{ at: '2024-05-01T12:51:30.123456000Z' }], 3)).toEqual(['timestamptz'])
+  })
+
   it('a timestamp without a zone stays a string (its meaning is ambiguous)', () => {
     expect(inferSchema([{ t: '2024-05-01T10:00:00' }]).fields[0]!.type).toBe('string')
   })

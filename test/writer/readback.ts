@@ -4,7 +4,7 @@
  * Lambda context for calling the real handler.
  */
 import type { Context } from 'aws-lambda'
-import { parquetReadObjects } from 'hyparquet'
+import { parquetReadObjects, type ParquetParsers } from 'hyparquet'
 import { compressors } from 'hyparquet-compressors'
 import { deadLetterLines, registered, type WriterSetup } from './support.js'
 
@@ -21,15 +21,18 @@ export const lambdaContext = (id: string, remainingMs = 60_000) =>
     getRemainingTimeInMillis: () => remainingMs,
   }) as unknown as Context
 
+/** hyparquet parsers that keep timestamps as the stored integers (µs, ns) instead of millisecond Dates. */
+export const rawTimestamps: Partial<ParquetParsers> = { timestampFromMicroseconds: (v: bigint) => v, timestampFromNanoseconds: (v: bigint) => v } as unknown as Partial<ParquetParsers>
+
 /** Rows of every registered file, by table. */
-export async function registeredRows(s: WriterSetup): Promise<Map<string, Record<string, unknown>[]>> {
+export async function registeredRows(s: WriterSetup, parsers?: Partial<ParquetParsers>): Promise<Map<string, Record<string, unknown>[]>> {
   const out = new Map<string, Record<string, unknown>[]>()
   for (const [table, reg] of await registered(s.control)) {
     const rows: Record<string, unknown>[] = []
     for (const file of [...reg.files.values()].flat()) {
       const bytes = await s.io.read(file.filePath)
       const buf = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer
-      rows.push(...((await parquetReadObjects({ file: buf, compressors })) as Record<string, unknown>[]))
+      rows.push(...((await parquetReadObjects({ file: buf, compressors, ...(parsers ? { parsers } : {}) })) as Record<string, unknown>[]))
     }
     out.set(table, rows)
   }

@@ -155,6 +155,8 @@ export function compilePrimitive(type: string, numbers = false): Convert {
           return BigInt(v) * 1000n
         }
         const ns = epochNanos(v)
+        // Nanoseconds a microsecond column cannot hold are refused, never floored.
+        if (ns !== undefined && ns % 1000n !== 0n) throw new Failure([], `${type} (microseconds: the value has non-zero digits past them)`, v)
         const us = ns === undefined ? undefined : floorDiv(ns, 1000n)
         return us !== undefined && us >= LONG_MIN && us <= LONG_MAX ? asNumber(us) : fail(v)
       }

@@ -25,9 +25,12 @@ describe('timestamps', () => {
     expect(value('timestamptz', '2024-05-01T12:00:00.123456+02:00')).toBe(1714557600123456n)
     expect(value('timestamptz', '2024-05-01 05:30:00-0430')).toBe(1714557600000000n)
   })
-  it('text without zone is taken as UTC; digits past microseconds are floored', () => {
+  it('text without zone is taken as UTC; digits past microseconds are refused unless zeros (never floored)', () => {
     expect(value('timestamp', '2024-05-01T10:00:00')).toBe(1714557600000000n)
-    expect(value('timestamptz', '1969-12-31T23:59:59.9999999Z')).toBe(-1n)
+    expect(value('timestamptz', '1969-12-31T23:59:59.999999000Z')).toBe(-1n)
+    expect(() => value('timestamptz', '1969-12-31T23:59:59.9999999Z')).toThrow(/expected timestamptz \(microseconds: the value has non-zero digits past them\), got string '1969-12-31T23:59:59.9999999Z'/)
+    expect(() => value('time', '10:00:00.000000001')).toThrow(/expected time, got string '10:00:00.000000001'/)
+    expect(value('time', '10:00:00.123456000')).toBe(36_000_123_456n)
   })
   it('epoch milliseconds (number, bigint, digit text, Date) become microseconds', () => {
     expect(value('timestamptz', 1714557600123)).toBe(1714557600123000n)
