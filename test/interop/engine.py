@@ -4,7 +4,7 @@ line in, one JSON reply per line out (prefixed with REPLY so engine logs cannot 
 one). Spark starts on its first use, once per process (one SparkSession per test file).
 
 The blocks between `# --- snippet: NAME ---` and `# --- end ---` are the configuration a user
-writes; docs/engines.md shows them verbatim (test/interop/docs.interop.ts checks that).
+writes; docs/engines.md shows them verbatim (test/interop/snippets.test.ts checks that).
 """
 import datetime
 import decimal

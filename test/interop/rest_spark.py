@@ -12,6 +12,7 @@ from pyspark.sql import SparkSession
 
 def main():
     req = json.loads(sys.argv[1])
+    # --- snippet: spark_rest ---
     spark = (
         SparkSession.builder.master("local[1]")
         .config("spark.driver.memory", "768m")
@@ -28,6 +29,7 @@ def main():
         .config("spark.sql.catalog.rest.s3.chunked-encoding-enabled", "false")
         .getOrCreate()
     )
+    # --- end ---
     spark.sparkContext.setLogLevel("ERROR")
     table = f"rest.{req['table']}"
     values = ", ".join(f"({int(i)}, 'spark{int(i)}')" for i in req["insert"])

@@ -1,6 +1,6 @@
 /**
  * docs/engines.md shows each engine's configuration exactly as the interop suite runs it: every
- * `# --- snippet: NAME ---` block of test/interop/engine.py appears verbatim (dedented) in the doc.
+ * `# --- snippet: NAME ---` block of test/interop/engine.py and rest_spark.py appears verbatim (dedented) in the doc.
  */
 import { readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
@@ -8,7 +8,8 @@ import { fileURLToPath } from 'node:url'
 import { expect, it } from 'vitest'
 
 const here = dirname(fileURLToPath(import.meta.url))
-const engine = readFileSync(join(here, 'engine.py'), 'utf8')
+// engine.py holds the DynamoDB-catalog snippets; rest_spark.py Spark's REST catalog one.
+const engine = ['engine.py', 'rest_spark.py'].map((f) => readFileSync(join(here, f), 'utf8')).join('\n')
 const doc = readFileSync(join(here, '..', '..', 'docs', 'engines.md'), 'utf8')
 
 function snippets(): Map<string, string> {
@@ -22,7 +23,7 @@ function snippets(): Map<string, string> {
 
 it('docs/engines.md shows the tested configuration of Spark, PyIceberg and DuckDB verbatim', () => {
   const found = snippets()
-  expect([...found.keys()].sort()).toEqual(['duckdb', 'pyiceberg', 'spark'])
+  expect([...found.keys()].sort()).toEqual(['duckdb', 'pyiceberg', 'spark', 'spark_rest'])
   for (const [name, text] of found) expect(doc, `snippet '${name}' of engine.py is not in docs/engines.md`).toContain(text)
 })
 
