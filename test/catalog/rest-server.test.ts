@@ -10,9 +10,11 @@ import { DynamoDbCatalog, listenRest, noAuth, RestCatalog, type ServingRest } fr
 import type { Catalog } from '../../lib/catalog/types.js'
 import { CommitConflictError } from '../../lib/errors.js'
 import { appendFiles, currentSnapshot, liveDataFiles } from '../../lib/iceberg/index.js'
+import { currentSchema } from '../../lib/iceberg/metadata.js'
 import { createFileIO } from '../../lib/io/index.js'
 import { createTestBucket, createTestCatalogTable, testAws } from '../helpers/aws.js'
 import { restPipeline } from '../rest/pipeline.js'
+import { schemaChangeThroughRest } from '../rest/schema-change.js'
 
 const ROUTES = JSON.stringify({ defaultNamespace: 'db', routes: [{ topic: 'events', table: 'events' }] })
 const events = (from: number, n: number, partition = 0) =>
@@ -140,5 +142,11 @@ describe("Floe's REST endpoint over the DynamoDB catalog", () => {
     const { audit: _dropped, ...withoutAudit } = stale.metadata.refs ?? {}
     await expect(rest.commit(id, { base: stale.metadataLocation, metadata: { ...stale.metadata, refs: withoutAudit }, baseMetadata: stale.metadata })).rejects.toBeInstanceOf(CommitConflictError)
     expect((await ddbCatalog.loadTable(id)).metadata.refs?.audit?.['snapshot-id']).toBe(older)
+  })
+
+  it("a schema change through the endpoint: the writer's evolution commits add-schema under its requirements; a stale second change is a 409", async () => {
+    const floe = await restPipeline({ FLOE_ROUTES: ROUTES, FLOE_PIPELINE: 'schema' }, () => client())
+    await schemaChangeThroughRest(floe, client(), id, 'events', 500)
+    expect(currentSchema((await ddbCatalog.loadTable(id)).metadata).fields.map((f) => f.name)).toContain('added_by_rest')
   })
 })

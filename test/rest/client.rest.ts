@@ -14,6 +14,7 @@ import { AlreadyExistsError, CatalogRequestError, CommitConflictError, CommitSta
 import { appendFiles, currentSnapshot, liveDataFiles } from '../../lib/iceberg/index.js'
 import { createTestBucket } from '../helpers/aws.js'
 import { restPipeline } from './pipeline.js'
+import { schemaChangeThroughRest } from './schema-change.js'
 import { startRestServer, type RunningRestServer } from './server.js'
 
 const skip = process.env.FLOE_REST_SKIP
@@ -151,6 +152,11 @@ describe.skipIf(skip)('REST catalog client against Iceberg REST catalog handlers
       }
     })
   }
+
+  it("a schema change through Iceberg's handlers: the writer's evolution commits add-schema under its requirements; a stale second change is a 409", async () => {
+    const floe = await restPipeline({ FLOE_ROUTES: ROUTES, FLOE_PIPELINE: 'schema' }, () => client())
+    await schemaChangeThroughRest(floe, client(), { namespace: 'db', name: 'events' }, 'events', 900)
+  })
 
   it('OAuth2 client credentials: a token from the token endpoint; a wrong secret is refused with 401', async () => {
     const authed = await startRestServer({ warehouse: `s3://${bucket}/oauth`, oauth: { clientId: 'floe', clientSecret: 's3cret' } })
