@@ -12,6 +12,7 @@ import { noAuth, oauth2Auth, RestCatalog } from '../../lib/catalog/index.js'
 import type { Catalog } from '../../lib/catalog/types.js'
 import { AlreadyExistsError, CatalogRequestError, CommitConflictError, CommitStateUnknownError, NoSuchTableError } from '../../lib/errors.js'
 import { appendFiles, currentSnapshot, liveDataFiles } from '../../lib/iceberg/index.js'
+import { currentSchema } from '../../lib/iceberg/metadata.js'
 import { createTestBucket } from '../helpers/aws.js'
 import { restPipeline } from './pipeline.js'
 import { schemaChangeThroughRest } from './schema-change.js'
@@ -156,6 +157,7 @@ describe.skipIf(skip)('REST catalog client against Iceberg REST catalog handlers
   it("a schema change through Iceberg's handlers: the writer's evolution commits add-schema under its requirements; a stale second change is a 409", async () => {
     const floe = await restPipeline({ FLOE_ROUTES: ROUTES, FLOE_PIPELINE: 'schema' }, () => client())
     await schemaChangeThroughRest(floe, client(), { namespace: 'db', name: 'events' }, 'events', 900)
+    expect(currentSchema((await client().loadTable({ namespace: 'db', name: 'events' })).metadata).fields.map((f) => f.name)).toContain('added_by_rest')
   })
 
   it('OAuth2 client credentials: a token from the token endpoint; a wrong secret is refused with 401', async () => {
