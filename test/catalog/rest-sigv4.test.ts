@@ -7,7 +7,7 @@
  */
 import { Readable } from 'node:stream'
 import { GetDatabasesCommand, GlueClient } from '@aws-sdk/client-glue'
-import { ListTableBucketsCommand, S3TablesClient } from '@aws-sdk/client-s3tables'
+import { GetTableBucketCommand, ListTableBucketsCommand, S3TablesClient } from '@aws-sdk/client-s3tables'
 import type { HttpRequest } from '@smithy/types'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { signingNameFor, sigV4Auth } from '../../lib/catalog/index.js'
@@ -65,6 +65,19 @@ describe('SigV4 for REST catalogs matches the AWS SDK signer', () => {
     const ours = await floeSignature(sent, 's3tables', 'us-east-2')
     expect(sent.headers.authorization).toContain('/us-east-2/s3tables/aws4_request')
     expect(ours.authorization).toBe(sent.headers.authorization)
+  })
+
+  it('s3tables: a percent-encoded path (a table-bucket ARN, as the REST prefix is) is signed as the SDK signs it', async () => {
+    const rec = recorder('{"arn":"x","name":"b","ownerAccountId":"123456789012","createdAt":"2026-01-01T00:00:00Z"}')
+    const s3tables = new S3TablesClient({ region: 'us-east-2', credentials, requestHandler: rec.handler })
+    const arn = 'arn:aws:s3tables:us-east-2:123456789012:bucket/floe-tables'
+    await s3tables.send(new GetTableBucketCommand({ tableBucketARN: arn })).catch(() => undefined)
+    const sent = rec.seen[0]!
+    expect(sent.path).toContain(encodeURIComponent(arn))
+    const ours = await floeSignature(sent, 's3tables', 'us-east-2')
+    expect(ours.authorization).toBe(sent.headers.authorization)
+    // The same path with its ARN left unencoded is another canonical request: the check can fail.
+    expect((await floeSignature({ ...sent, path: sent.path.replace(encodeURIComponent(arn), arn) } as HttpRequest, 's3tables', 'us-east-2')).authorization).not.toBe(sent.headers.authorization)
   })
 
   it('a different signing name or body gives a different signature (the check can fail)', async () => {
