@@ -88,7 +88,7 @@ async function coerceRows(tables: TableSet, items: Item[], sink: FileSink): Prom
     else for (const table of item.tables) await coerceInto(tables, item, table, sink, out)
     // Coerced: the decoded value is no longer needed (a retry decodes the record again).
     item.value = undefined
-    item.exact = undefined
+    item.fast = undefined
   }
   return out
 }
@@ -101,7 +101,7 @@ async function coerceInto(tables: TableSet, item: Item, table: string, sink: Fil
   }
   let built
   try {
-    built = tables.buildRow(state, item.record, item.value!, item.exact)
+    built = tables.buildRow(state, item.record, item.value!, item.fast)
   } catch (err) {
     // IcebergError: a value the partition transform refuses. Data, not a crash.
     if (err instanceof RecordError || err instanceof SchemaError || err instanceof IcebergError) {
