@@ -20,6 +20,7 @@ import { isList, isMap, isStruct, type IcebergType, type NestedField, type Struc
 import { decimalParams } from '../../schema/walk.js'
 import { compilePrimitive, Failure, safeJson, type Convert, type Ctx } from './primitives.js'
 import { estimateRowBytes, KEY_OVERHEAD, OBJECT_OVERHEAD } from './sizes.js'
+import { compiledStruct } from './struct-code.js'
 import { fieldValue, losslessText } from './values.js'
 
 export type Row = Record<string, unknown>
@@ -132,6 +133,11 @@ function compileStruct(type: StructType, path: string, o: CompileOptions): Conve
   const known = new Set(ci ? names.map((name) => name.toLowerCase()) : names)
   const typeText = typeName(type)
   const make = rowFactory(names)
+  const compiled = compiledStruct(
+    { names, required, expected, converts, defaults, keyBytes, defaultBytes, structField, longField, known, path, typeText, objectOverhead: OBJECT_OVERHEAD, make, isPlainObject, isInformative, valueBytes },
+    ci,
+  )
+  if (compiled !== undefined) return compiled
   return (v, ctx) => {
     if (!isPlainObject(v)) throw new Failure([], typeText, v)
     const out: Row = make()
