@@ -20,7 +20,7 @@ import { isList, isMap, isStruct, type IcebergType, type NestedField, type Struc
 import { decimalParams } from '../../schema/walk.js'
 import { compilePrimitive, Failure, safeJson, type Convert, type Ctx } from './primitives.js'
 import { estimateRowBytes, KEY_OVERHEAD, OBJECT_OVERHEAD } from './sizes.js'
-import { compiledStruct } from './struct-code.js'
+import { compiledStruct, type InlineKind } from './struct-code.js'
 import { fieldValue, losslessText } from './values.js'
 
 export type Row = Record<string, unknown>
@@ -133,8 +133,9 @@ function compileStruct(type: StructType, path: string, o: CompileOptions): Conve
   const known = new Set(ci ? names.map((name) => name.toLowerCase()) : names)
   const typeText = typeName(type)
   const make = rowFactory(names)
+  const inline = type.fields.map((f) => inlineKind(f.type, o.numbers))
   const compiled = compiledStruct(
-    { names, required, expected, converts, defaults, keyBytes, defaultBytes, structField, longField, known, path, typeText, objectOverhead: OBJECT_OVERHEAD, make, isPlainObject, isInformative, valueBytes },
+    { names, required, expected, converts, defaults, keyBytes, defaultBytes, structField, longField, inline, known, path, typeText, objectOverhead: OBJECT_OVERHEAD, make, isPlainObject, isInformative, valueBytes },
     ci,
   )
   if (compiled !== undefined) return compiled
@@ -185,6 +186,10 @@ interface CompileOptions {
   ci: boolean
   numbers: boolean
 }
+
+/** A primitive whose common input struct-code.ts checks inline (a long only where it stays a number). */
+const inlineKind = (t: IcebergType, numbers: boolean): InlineKind | undefined =>
+  t === 'string' || t === 'double' || t === 'boolean' ? t : t === 'long' && numbers ? 'long' : undefined
 
 const LONG_TYPES = new Set(['long', 'time', 'timestamp', 'timestamptz', 'timestamp_ns', 'timestamptz_ns'])
 

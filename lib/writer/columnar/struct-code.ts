@@ -22,6 +22,8 @@ export interface StructParts {
   defaultBytes: number[]
   structField: boolean[]
   longField: boolean[]
+  /** Per field, the primitive whose common input is checked inline (the value as is, its size known): string, double, boolean, long (as a number). */
+  inline: (InlineKind | undefined)[]
   known: ReadonlySet<string>
   path: string
   typeText: string
@@ -30,6 +32,16 @@ export interface StructParts {
   isPlainObject: (v: unknown) => v is Record<string, unknown>
   isInformative: (v: unknown) => boolean
   valueBytes: (c: unknown) => number
+}
+
+export type InlineKind = 'string' | 'double' | 'boolean' | 'long'
+
+/** The inline test of an input the conversion would return unchanged, and the size valueBytes (coerce.ts) gives it. */
+const INLINE: Record<InlineKind, { test: string; size: string }> = {
+  string: { test: `typeof value === 'string'`, size: '24 + 2 * value.length' },
+  double: { test: `typeof value === 'number'`, size: '16' },
+  boolean: { test: `typeof value === 'boolean'`, size: '16' },
+  long: { test: `typeof value === 'number' && Number.isSafeInteger(value)`, size: '32' },
 }
 
 /** The generated conversion; undefined when the generic loop must be used (see the module comment). */
@@ -43,11 +55,14 @@ export function compiledStruct(p: StructParts, ci: boolean): Convert | undefined
     const missing =
       p.defaults[k] !== undefined ? `out[${key}] = defaults[${k}]; bytes += ${p.keyBytes[k]! + p.defaultBytes[k]!}` : p.required[k] ? fail : `bytes += ${nullBytes}`
     const size = p.structField[k] ? 'ctx.bytes' : p.longField[k] ? `(typeof c === 'number' ? 32 : valueBytes(c))` : 'valueBytes(c)'
+    const inline = p.inline[k] && INLINE[p.inline[k]]
+    const convert = `c = c${k}(value, ctx); out[${key}] = c; bytes += ${p.keyBytes[k]} + ${size}`
     body.push(
       `i = ${k}; value = v[${key}]`,
       `if (value === undefined) { ${missing} } else { matched++`,
       `  if (value === null) { ${p.required[k] ? fail : `bytes += ${nullBytes}`} }`,
-      `  else { c = c${k}(value, ctx); out[${key}] = c; bytes += ${p.keyBytes[k]} + ${size} } }`,
+      inline ? `  else if (${inline.test}) { out[${key}] = value; bytes += ${p.keyBytes[k]} + ${inline.size} }` : '',
+      `  else { ${convert} } }`,
     )
   })
   const source = `
