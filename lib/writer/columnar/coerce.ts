@@ -20,6 +20,7 @@ import { isList, isMap, isStruct, type IcebergType, type NestedField, type Struc
 import { decimalParams } from '../../schema/walk.js'
 import { compilePrimitive, Failure, safeJson, type Convert, type Ctx } from './primitives.js'
 import { estimateRowBytes, KEY_OVERHEAD, OBJECT_OVERHEAD } from './sizes.js'
+import { generated } from './codegen.js'
 import { compiledStruct, type InlineKind } from './struct-code.js'
 import { fieldValue, losslessText } from './values.js'
 
@@ -206,8 +207,7 @@ const emptyRow = (): Row => ({})
  */
 function rowFactory(names: string[]): () => Row {
   if (names.includes('__proto__')) return emptyRow
-  // oxlint-disable-next-line no-new-func -- generated from field names quoted by JSON.stringify
-  return new Function(`return { ${names.map((name) => `${JSON.stringify(name)}: null`).join(', ')} }`) as () => Row
+  return generated<() => Row>([], `return { ${names.map((name) => `${JSON.stringify(name)}: null`).join(', ')} }`)
 }
 
 /**

@@ -8,6 +8,7 @@
  * case-insensitive tables (keys matched by fieldValue) and schemas with a field named
  * `__proto__` (which a literal or a constant-name store would take as the prototype).
  */
+import { generated } from './codegen.js'
 import type { Row } from './coerce.js'
 import { Failure, type Convert, type Ctx } from './primitives.js'
 
@@ -85,9 +86,9 @@ export function compiledStruct(p: StructParts, ci: boolean): Convert | undefined
       ctx.bytes = bytes
       return out
     }`
-  // oxlint-disable-next-line no-new-func -- generated from field names quoted by JSON.stringify and numbers
-  const build = new Function('converts', 'defaults', 'names', 'known', 'path', 'typeText', 'make', 'isPlainObject', 'isInformative', 'valueBytes', 'Failure', source) as (
-    ...args: unknown[]
-  ) => (v: unknown, ctx: Ctx) => Row
+  const build = generated<(...args: unknown[]) => (v: unknown, ctx: Ctx) => Row>(
+    ['converts', 'defaults', 'names', 'known', 'path', 'typeText', 'make', 'isPlainObject', 'isInformative', 'valueBytes', 'Failure'],
+    source,
+  )
   return build(p.converts, p.defaults, p.names, p.known, p.path, p.typeText, p.make, p.isPlainObject, p.isInformative, p.valueBytes, Failure)
 }
