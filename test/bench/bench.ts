@@ -182,6 +182,8 @@ export function formatThroughput(throughput: ThroughputResult[]): string {
 
 /** The throughput rows alone (`npm run bench -- --only throughput`): endpoints up, the narrow and wide inputs, nothing else. */
 export async function runThroughputBench(sizes: BenchSizes, log: (s: string) => void = () => undefined): Promise<ThroughputResult[]> {
+  const m = machine()
+  log(`machine: ${m.cpuModel}, ${m.cores} cores, ${m.memoryGiB} GiB, node ${m.node}, load ${m.loadAverage.join(' ')}`)
   process.env.POWERTOOLS_LOG_LEVEL ??= 'ERROR'
   if (!process.env.BENCH_VERBOSE) logger.setLogLevel('ERROR')
   const { endpoints, clients } = await localAws()
