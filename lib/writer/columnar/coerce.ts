@@ -20,8 +20,7 @@ import { isList, isMap, isStruct, type IcebergType, type NestedField, type Struc
 import { decimalParams } from '../../schema/walk.js'
 import { compilePrimitive, Failure, safeJson, type Convert, type Ctx } from './primitives.js'
 import { estimateRowBytes, KEY_OVERHEAD, OBJECT_OVERHEAD } from './sizes.js'
-import { generated } from './codegen.js'
-import { compiledStruct, type InlineKind } from './struct-code.js'
+import { compiledStruct, emptyRow, inlineKind, rowFactory } from './struct-code.js'
 import { fieldValue, losslessText } from './values.js'
 
 export type Row = Record<string, unknown>
@@ -188,27 +187,10 @@ interface CompileOptions {
   numbers: boolean
 }
 
-/** A primitive whose common input struct-code.ts checks inline (a long only where it stays a number). */
-const inlineKind = (t: IcebergType, numbers: boolean): InlineKind | undefined =>
-  t === 'string' || t === 'double' || t === 'boolean' ? t : t === 'long' && numbers ? 'long' : undefined
-
 const LONG_TYPES = new Set(['long', 'time', 'timestamp', 'timestamptz', 'timestamp_ns', 'timestamptz_ns'])
 
 const valueBytes = (c: unknown): number =>
   typeof c === 'string' ? 24 + 2 * c.length : typeof c === 'number' || typeof c === 'boolean' ? 16 : typeof c === 'bigint' ? 32 : estimateRowBytes(c)
-
-const emptyRow = (): Row => ({})
-
-/**
- * Rows of a struct from one compiled object literal with every field (null): one hidden class
- * with fast properties however wide the schema (a `{}` given 200 keyed stores is slow to build
- * and to read: docs/benchmarks.md), in schema order as before. A field named `__proto__` (which
- * a literal would take as the prototype) keeps the plain `{}`.
- */
-function rowFactory(names: string[]): () => Row {
-  if (names.includes('__proto__')) return emptyRow
-  return generated<() => Row>([], `return { ${names.map((name) => `${JSON.stringify(name)}: null`).join(', ')} }`)
-}
 
 /**
  * A field's v3 `write-default`, converted once: the value a record that lacks the field gets (an

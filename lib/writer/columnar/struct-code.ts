@@ -10,6 +10,7 @@
  */
 import { generated } from './codegen.js'
 import type { Row } from './coerce.js'
+import type { IcebergType } from '../../schema/types.js'
 import { Failure, type Convert, type Ctx } from './primitives.js'
 
 /** What coerce.ts's compileStruct has worked out per field, and the helpers it shares. */
@@ -36,6 +37,23 @@ export interface StructParts {
 }
 
 export type InlineKind = 'string' | 'double' | 'boolean' | 'long'
+
+/** A primitive whose common input is checked inline (a long only where it stays a number: `numbers`). */
+export const inlineKind = (t: IcebergType, numbers: boolean): InlineKind | undefined =>
+  t === 'string' || t === 'double' || t === 'boolean' ? t : t === 'long' && numbers ? 'long' : undefined
+
+export const emptyRow = (): Row => ({})
+
+/**
+ * Rows of a struct from one compiled object literal with every field (null): one hidden class
+ * with fast properties however wide the schema (a `{}` given 200 keyed stores is slow to build
+ * and to read: docs/benchmarks.md), in schema order as before. A field named `__proto__` (which
+ * a literal would take as the prototype) keeps the plain `{}`.
+ */
+export function rowFactory(names: string[]): () => Row {
+  if (names.includes('__proto__')) return emptyRow
+  return generated<() => Row>([], `return { ${names.map((name) => `${JSON.stringify(name)}: null`).join(', ')} }`)
+}
 
 /** The inline test of an input the conversion would return unchanged, and the size valueBytes (coerce.ts) gives it. */
 const INLINE: Record<InlineKind, { test: string; size: string }> = {
