@@ -192,4 +192,4 @@ function wrapped(type: IcebergType): Schema {
 }
 
 export { formatSelector } from './select.js'
-export { parseJsonLiterals } from './json.js'
+export { needsLiterals, parseJsonLiterals } from './json.js'

@@ -117,3 +117,43 @@ export function parseJsonObjectFast(bytes: Uint8Array): { ok: true; value: Recor
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return parseJsonObject(bytes)
   return { ok: true, value: v as Record<string, unknown> }
 }
+
+/**
+ * False when inference would type every number of this JSON text the same from JSON.parse's value
+ * (or the exact decoding) as from parseJsonLiterals': no number is written with a point or an
+ * exponent and yet integral in value (`1.0`, `2.50e1`, `-0.0`: JSON.parse gives an integer, the
+ * literal says double), and no integer literal has more than 15 digits (JSON.parse may round it).
+ * One pass over the bytes (strings skipped), no allocation; a true answer only means "read the
+ * literals" (parseJsonLiterals), so it may be conservative (any exponent counts).
+ */
+export function needsLiterals(bytes: Uint8Array): boolean {
+  const n = bytes.length
+  let i = 0
+  while (i < n) {
+    const c = bytes[i]!
+    if (c === 0x22) {
+      // A string: skip to its closing quote (a backslash escapes the next byte).
+      for (i++; i < n; i++) {
+        const d = bytes[i]!
+        if (d === 0x5c) i++
+        else if (d === 0x22) break
+      }
+      i++
+    } else if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
+      let digits = 0
+      let point = false
+      let fraction = false
+      for (; i < n; i++) {
+        const d = bytes[i]!
+        if (d >= 0x30 && d <= 0x39) {
+          if (point) fraction ||= d !== 0x30
+          else digits++
+        } else if (d === 0x2e) point = true
+        else if (d === 0x65 || d === 0x45) return true
+        else if (d !== 0x2d && d !== 0x2b) break
+      }
+      if (point ? !fraction : digits > 15) return true
+    } else i++
+  }
+  return false
+}

@@ -21,13 +21,13 @@ export interface Item {
   /** The value's schema when the format has one (Avro, Connect envelope). */
   schema?: Schema
   tables: string[]
-  /** Set when `value` is JSON.parse's: the exact decoding, for where digits matter (decodeJson). */
-  exact?: () => Record<string, unknown>
+  /** Set when `value` is JSON.parse's: `exactJson(record)` is the exact decoding, for where digits matter (decodeJson). */
+  fast?: true
   dead?: DeadLetter
   dropped?: boolean
 }
 
-type Decoded = DecodedValue & { exact?: () => Record<string, unknown> }
+type Decoded = DecodedValue & { fast?: true }
 
 /** The records at or past their checkpoints as items, and how many were below. */
 export async function decodeRecords(
@@ -60,12 +60,14 @@ export async function decodeRecords(
 /** One record → its item (decoded, judged, routed; restricted to its replay tables). */
 export function decodeItem(deps: WriterDeps, record: KafkaRecord, pkey: string, json: boolean, replay?: ReplayOptions): Item | Promise<Item> {
   const { error, value } = record
-  const restrict = (item: Item): Item => (replay?.tablesFor ? restrictTables(item, replay.tablesFor(record)) : item)
   // Flagged, tombstone or too large: a dead letter without decoding.
-  if (error !== undefined || value === null || value.byteLength > deps.config.limits.maxRecordBytes) return restrict(routeItem(deps, record, pkey, undefined))
-  if (json) return restrict(routeItem(deps, record, pkey, decodeJson(value)))
-  return deps.decoders.decodeValue(record).then((decoded) => restrict(routeItem(deps, record, pkey, decoded)))
+  if (error !== undefined || value === null || value.byteLength > deps.config.limits.maxRecordBytes) return restrict(routeItem(deps, record, pkey, undefined), replay)
+  // No closure per record here: esbuild's keepNames (tsx, the cdk bundle) wraps each in a defineProperty.
+  if (json) return restrict(routeItem(deps, record, pkey, decodeJson(value)), replay)
+  return deps.decoders.decodeValue(record).then((decoded) => restrict(routeItem(deps, record, pkey, decoded), replay))
 }
+
+const restrict = (item: Item, replay: ReplayOptions | undefined): Item => (replay?.tablesFor ? restrictTables(item, replay.tablesFor(item.record)) : item)
 
 /** Per topic (memoised for the batch): true when its value format is `json`, decoded here without a Promise. */
 export function jsonTopics(deps: WriterDeps): (topic: string) => boolean {
@@ -92,24 +94,27 @@ function restrictTables(item: Item, allowed: Set<string> | undefined): Item {
 
 /**
  * The `json` format's decoding without the Promise: JSON.parse's value (`fast`), the reason as
- * lib/codec's decodeValue gives it. `exact` is the record decoded exactly (parseJsonObject, once,
- * on demand): the value where digits JSON.parse may have rounded matter (guard.ts inspectRecord,
+ * lib/codec's decodeValue gives it. `exactJson(record)` is the record decoded exactly, on demand:
+ * the value where digits JSON.parse may have rounded matter (guard.ts inspectRecord,
  * columnar/coerce.ts NeedsExact).
  */
 function decodeJson(bytes: Uint8Array): Decoded {
   const r = parseJsonObjectFast(bytes)
   if (!r.ok) return { ok: false, reason: `json value: ${r.reason}` }
-  let exact: Record<string, unknown> | undefined
-  return {
-    ok: true,
-    value: r.value,
-    exact: () => {
-      if (exact !== undefined) return exact
-      const e = parseJsonObject(bytes)
-      if (!e.ok) throw new RecordError(`json value: ${e.reason}`)
-      return (exact = e.value)
-    },
-  }
+  return { ok: true, value: r.value, fast: true }
+}
+
+/** Exact decodings asked for, by record (few: only records whose digits matter). */
+const exactByRecord = new WeakMap<KafkaRecord, Record<string, unknown>>()
+
+/** The exact decoding (parseJsonObject, once per record) of a `fast` item's JSON value; RecordError when it has none. */
+export function exactJson(record: KafkaRecord): Record<string, unknown> {
+  let exact = exactByRecord.get(record)
+  if (exact !== undefined) return exact
+  const e = record.value === null ? { ok: false as const, reason: 'record has no value' } : parseJsonObject(record.value)
+  if (!e.ok) throw new RecordError(`json value: ${e.reason}`)
+  exactByRecord.set(record, (exact = e.value))
+  return exact
 }
 
 const deadItem = (record: KafkaRecord, pkey: string, reason: string, stage: DeadLetter['stage']): Item => ({ record, pkey, tables: [], dead: { record, reason, stage } })
@@ -125,21 +130,21 @@ function routeItem(deps: WriterDeps, record: KafkaRecord, pkey: string, decoded:
   }
   if (decoded === undefined) throw new FloeError(`writer: record ${pkey}@${record.offset} reached routing undecoded`)
   if (!decoded.ok) return deadItem(record, pkey, decoded.reason, 'decode')
-  let { value, exact } = decoded
+  let { value, fast } = decoded
   const schema = decoded.schema
   let inspected = inspectRecord(value, limits, { declared: schema !== undefined })
-  if (exact !== undefined && (inspected.problem !== undefined || inspected.unsafeInteger)) {
+  if (fast && (inspected.problem !== undefined || inspected.unsafeInteger)) {
     // JSON.parse rounded an integer beyond 2^53, or the record breaks a limit (an overflowing
     // literal is Infinity only to JSON.parse): this record alone is decoded exactly and judged on that.
     const e = parseJsonObject(record.value)
     if (!e.ok) return deadItem(record, pkey, `json value: ${e.reason}`, 'decode')
     value = e.value
-    exact = undefined
+    fast = undefined
     inspected = inspectRecord(value, limits, { declared: false })
   }
   if (inspected.problem !== undefined) return deadItem(record, pkey, inspected.problem, 'decode')
   const routed = deps.router.route(record.topic, value)
-  if (routed.kind === 'tables') return { record, pkey, value, schema, tables: routed.tables, ...(exact !== undefined ? { exact } : {}) }
+  if (routed.kind === 'tables') return fast ? { record, pkey, value, schema, tables: routed.tables, fast } : { record, pkey, value, schema, tables: routed.tables }
   if (routed.kind === 'drop') return { record, pkey, tables: [], dropped: true }
   return deadItem(record, pkey, routed.reason, 'route')
 }

@@ -17,6 +17,7 @@ import { evolveSchema, sameName, type EvolveOptions } from '../schema/evolve.js'
 import { canPromote } from '../schema/promote.js'
 import { isList, isMap, isStruct, type IcebergType, type ListType, type MapType, type NestedField, type Schema, type StructType } from '../schema/types.js'
 import { describe, NEEDS_EXACT, type Coerced, type Coercer } from './columnar/coerce.js'
+import { exactJson } from './decode.js'
 import type { Sample, TableState } from './table-state.js'
 import { valueNeeds, type ValueNeed } from './columnar/needs.js'
 import { fieldValue } from './columnar/values.js'
@@ -64,12 +65,12 @@ export function evolutionInput(samples: Sample[], coerce: Coercer, coerced: (val
     try {
       let result: Coerced
       try {
-        result = coerce(s.value, s.exact !== undefined)
+        result = coerce(s.value, s.fast)
         coerced(s.value, result)
       } catch (err) {
         // A JSON.parse value where digits matter: judged by the exact decoding, not cached.
         if (err !== NEEDS_EXACT) throw err
-        result = coerce(s.exact!())
+        result = coerce(exactJson(s.record))
       }
       if (result.unknown.length > 0 && !s.schema) plain.push(s.value)
     } catch {
@@ -83,7 +84,7 @@ export function evolutionInput(samples: Sample[], coerce: Coercer, coerced: (val
 /** The sample's exact value (its JSON.parse value when it has no exact decoding, or that fails). */
 function exactValue(s: Sample): Record<string, unknown> {
   try {
-    return s.exact?.() ?? s.value
+    return s.fast ? exactJson(s.record) : s.value
   } catch {
     return s.value
   }

@@ -48,6 +48,7 @@ export function segmentPartition(key: string, records: readonly { offset: bigint
         `partition ${key} offset ${r.offset}: one record routes to ${r.tables.length} tables; one registration holds at most ${maxTables} tables per partition (fewer routes per topic)`,
       )
     }
+    if (allAdmitted(r.tables, current.tables)) continue
     const added = r.tables.filter((t) => !current.tables.has(t))
     if (current.tables.size + added.length > maxTables && r.offset >= 0n) {
       current.until = r.offset
@@ -111,6 +112,11 @@ export function deferPastTableLimit<T extends PlannedRecord>(items: T[], max: nu
   const kept: T[] = []
   for (const item of items) {
     if (cuts.has(item.pkey)) continue
+    // Nothing new (and the first record did not pass the limit alone): taken, no allocation.
+    if (admitted.size <= max && allAdmitted(item.tables, admitted)) {
+      kept.push(item)
+      continue
+    }
     const added = item.tables.filter((t) => !admitted.has(t))
     // The first record is always taken, so every invocation makes progress.
     if (kept.length > 0 && admitted.size + added.length > max && item.record.offset >= 0n) {
@@ -123,6 +129,11 @@ export function deferPastTableLimit<T extends PlannedRecord>(items: T[], max: nu
   return { kept, cuts }
 }
 
+function allAdmitted(tables: readonly string[], admitted: ReadonlySet<string>): boolean {
+  for (let i = 0; i < tables.length; i++) if (!admitted.has(tables[i]!)) return false
+  return true
+}
+
 /**
  * The registration groups of a batch's items: segments per partition (offset runs that fit one
  * transaction's tables), a partition cut at the table limit ending at its first deferred record.
@@ -130,10 +141,14 @@ export function deferPastTableLimit<T extends PlannedRecord>(items: T[], max: nu
  */
 export function planRegistration(items: readonly PlannedRecord[], registers: (table: string) => boolean, cuts: ReadonlyMap<string, bigint>, maxItems: number): Segment[][] {
   const perPartition = new Map<string, { offset: bigint; tables: string[] }[]>()
+  // Records of one route share their tables array (routing.ts): filtered once per array.
+  const registered = new Map<readonly string[], string[]>()
   for (const item of items) {
     let list = perPartition.get(item.pkey)
     if (!list) perPartition.set(item.pkey, (list = []))
-    list.push({ offset: item.record.offset, tables: item.tables.filter(registers) })
+    let tables = registered.get(item.tables)
+    if (tables === undefined) registered.set(item.tables, (tables = item.tables.filter(registers)))
+    list.push({ offset: item.record.offset, tables })
   }
   const segments = [...perPartition].flatMap(([key, list]) => {
     const parts = segmentPartition(key, list, maxItems - 1)

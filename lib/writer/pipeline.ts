@@ -136,7 +136,7 @@ async function redecode(ctx: BatchContext, items: Item[]): Promise<void> {
     if (item.dead || item.dropped) continue
     const again = await decodeItem(ctx.deps, item.record, item.pkey, json(item.record.topic), ctx.replay)
     item.value = again.value
-    item.exact = again.exact
+    item.fast = again.fast
   }
 }
 

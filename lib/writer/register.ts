@@ -85,15 +85,21 @@ async function coerceRows(tables: TableSet, items: Item[], sink: FileSink): Prom
     }
     if (item.dead) out.dead.push(item.dead)
     else if (item.dropped) out.dropped++
-    else for (const table of item.tables) await coerceInto(tables, item, table, sink, out)
+    else {
+      for (const table of item.tables) {
+        // A Promise only when the row made the sink flush: no Promise or microtask per row.
+        const adding = coerceInto(tables, item, table, sink, out)
+        if (adding !== undefined) await adding
+      }
+    }
     // Coerced: the decoded value is no longer needed (a retry decodes the record again).
     item.value = undefined
-    item.exact = undefined
+    item.fast = undefined
   }
   return out
 }
 
-async function coerceInto(tables: TableSet, item: Item, table: string, sink: FileSink, out: Coerced): Promise<void> {
+function coerceInto(tables: TableSet, item: Item, table: string, sink: FileSink, out: Coerced): Promise<void> | undefined {
   const state = tables.get(table)!
   if (state.failure !== undefined) {
     out.dead.push({ record: item.record, reason: state.failure, table, stage: 'schema' })
@@ -101,23 +107,23 @@ async function coerceInto(tables: TableSet, item: Item, table: string, sink: Fil
   }
   let built
   try {
-    built = tables.buildRow(state, item.record, item.value!, item.exact)
+    built = tables.buildRow(state, item.record, item.value!, item.fast)
   } catch (err) {
     // IcebergError: a value the partition transform refuses. Data, not a crash.
     if (err instanceof RecordError || err instanceof SchemaError || err instanceof IcebergError) {
       out.dead.push({ record: item.record, reason: err.message, table, stage: 'coerce' })
-      return
+      return undefined
     }
     throw err
   }
-  const adding = sink.add(table, built.partition, built.row, built.bytes)
-  if (adding !== undefined) await adding
+  // Counted when the row is handed to the sink (as before, a flush's failure fails the whole attempt).
   let perTable = out.ranges.get(table)
   if (!perTable) out.ranges.set(table, (perTable = new Map()))
-  const r = perTable.get(item.pkey) ?? { records: 0, maxTimestamp: 0 }
+  let r = perTable.get(item.pkey)
+  if (r === undefined) perTable.set(item.pkey, (r = { records: 0, maxTimestamp: 0 }))
   r.records++
   if (Number.isFinite(item.record.timestamp) && item.record.timestamp > r.maxTimestamp) r.maxTimestamp = item.record.timestamp
-  perTable.set(item.pkey, r)
+  return sink.add(table, built.partition, built.row, built.bytes)
 }
 
 /** Each partition with new records: its checkpoint after this group (the segment's end, else the last delivered offset + 1). */

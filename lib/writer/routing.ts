@@ -106,19 +106,31 @@ export function compileRoutes(routes: Routes, limits: Pick<RecordLimits, 'maxTab
   const unrouted = routes.unrouted
   const defaultTable = typeof unrouted === 'object' ? norm(unrouted.table) : undefined
 
+  const needsValue = compiled.some((c) => c.needsValue)
+  // Without field routes a record's tables follow from its topic alone: one result per topic
+  // (the mapping's topics, like templateRoute's names), shared by its records — nothing changes a
+  // result or its `tables` in place.
+  const byTopic = new Map<string, RouteResult>()
   return {
-    needsValue: compiled.some((c) => c.needsValue),
+    needsValue,
     options: (table) => options.get(table) ?? routes.tableDefaults,
     route(topic, value) {
-      const out = new Set<string>()
-      const problems: string[] = []
-      for (const c of compiled) if (c.topic(topic)) c.tables(topic, value, out, problems)
-      if (out.size > 0) return { kind: 'tables', tables: [...out] }
-      const reason = `no route matched topic '${topic}'${problems.length ? ` (${problems.join('; ')})` : ''}`
-      if (defaultTable !== undefined) return { kind: 'tables', tables: [defaultTable] }
-      if (unrouted === 'drop') return { kind: 'drop', reason }
-      return { kind: 'dead-letter', reason }
+      if (needsValue) return routeOnce(topic, value)
+      let routed = byTopic.get(topic)
+      if (routed === undefined) byTopic.set(topic, (routed = routeOnce(topic, undefined)))
+      return routed
     },
+  }
+
+  function routeOnce(topic: string, value: Record<string, unknown> | undefined): RouteResult {
+    const out = new Set<string>()
+    const problems: string[] = []
+    for (const c of compiled) if (c.topic(topic)) c.tables(topic, value, out, problems)
+    if (out.size > 0) return { kind: 'tables', tables: [...out] }
+    const reason = `no route matched topic '${topic}'${problems.length ? ` (${problems.join('; ')})` : ''}`
+    if (defaultTable !== undefined) return { kind: 'tables', tables: [defaultTable] }
+    if (unrouted === 'drop') return { kind: 'drop', reason }
+    return { kind: 'dead-letter', reason }
   }
 }
 

@@ -10,7 +10,7 @@ import { AlreadyExistsError, IcebergError, NoSuchTableError, SchemaError } from 
 import { parsePartitionBy } from '../iceberg/partition.js'
 import type { PartitionSpec } from '../iceberg/types.js'
 import type { KafkaRecord } from '../kafka/event.js'
-import { parseJsonLiterals } from '../codec/index.js'
+import { needsLiterals, parseJsonLiterals } from '../codec/index.js'
 import { declaredTableSchema } from '../schema/declared.js'
 import { applyColumnHints } from '../schema/hints.js'
 import { inferSchema } from '../schema/infer.js'
@@ -125,7 +125,8 @@ function withinColumns(ctx: CreateContext, name: string, samples: Sample[]): Sam
  */
 export function literalValues(deps: WriterDeps, samples: Sample[]): Record<string, unknown>[] {
   const format = deps.decoders.valueFormat
-  return samples.map((s) => (format?.(s.record.topic) === 'json' && s.record.value ? parseJsonLiterals(s.record.value) : undefined) ?? s.value)
+  // Only a record whose text has a number JSON.parse types differently (`1.0`) is parsed again for its literals.
+  return samples.map((s) => (format?.(s.record.topic) === 'json' && s.record.value && needsLiterals(s.record.value) ? parseJsonLiterals(s.record.value) : undefined) ?? s.value)
 }
 
 /** `_kafka.key`'s type for a column created from these records: string when any comes from a topic with a key format. */

@@ -35,8 +35,8 @@ export interface TableState {
   coerce: Coercer
 }
 
-/** A record a table is prepared from. `exact`: set when `value` is JSON.parse's (see decode.ts decodeJson). */
-export type Sample = { record: KafkaRecord; value: Record<string, unknown>; schema?: Schema; exact?: () => Record<string, unknown> }
+/** A record a table is prepared from. `fast`: set when `value` is JSON.parse's (decode.ts exactJson gives the exact decoding). */
+export type Sample = { record: KafkaRecord; value: Record<string, unknown>; schema?: Schema; fast?: true }
 
 export function stateOf(name: string, id: TableIdentifier, options: TableOptions, kafka: KafkaPart[], metadata: TableMetadata, metadataLocation: string): TableState {
   const schema = currentSchema(metadata)

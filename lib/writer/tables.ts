@@ -18,7 +18,8 @@ import { NoSuchTableError, RecordError, SchemaError } from '../errors.js'
 import { partitionTuple } from '../iceberg/partition.js'
 import type { PartitionTuple } from '../iceberg/types.js'
 import type { KafkaRecord } from '../kafka/event.js'
-import type { Coerced, Coercer } from './columnar/coerce.js'
+import { NEEDS_EXACT, type Coerced, type Coercer } from './columnar/coerce.js'
+import { exactJson } from './decode.js'
 import { encodeParquet } from './columnar/parquet.js'
 import type { EncodedChunk } from './files.js'
 import { KAFKA_COLUMN, kafkaParts } from './kafka-column.js'
@@ -26,7 +27,7 @@ import { parseTableName } from './routing.js'
 import { coercerInput, PathChecks } from './rows.js'
 import { loadOrCreate, type CreateContext } from './table-create.js'
 import { evolveTable } from './table-evolve.js'
-import { coerceExactly, failed, reservedReason, type Sample, type TableState } from './table-state.js'
+import { failed, reservedReason, type Sample, type TableState } from './table-state.js'
 import type { WriterDeps } from './types.js'
 
 export { coerceExactly, type Sample, type TableState } from './table-state.js'
@@ -108,20 +109,31 @@ export class TableSet {
   }
 
   /** A record as a row of the table's current schema (throws RecordError for a bad value). */
-  buildRow(state: TableState, record: KafkaRecord, value: Record<string, unknown>, exact?: () => Record<string, unknown>): { row: Record<string, unknown>; partition: PartitionTuple; bytes: number } {
+  buildRow(state: TableState, record: KafkaRecord, value: Record<string, unknown>, fast?: true): { row: Record<string, unknown>; partition: PartitionTuple; bytes: number } {
     const rejected = this.#rejection(state.name, record) ?? state.rejected?.get(record)
     if (rejected !== undefined) throw new RecordError(rejected)
     if (state.kafka.length && KAFKA_COLUMN in value) throw new RecordError(reservedReason(state.name))
     const input = coercerInput(state, record, value, this.#keys)
     const cached = input === value ? this.#coerced.get(value) : undefined
     if (cached) this.#coerced.delete(value)
-    const { row, unknown, bytes } = cached?.coerce === state.coerce ? cached.result : coerceExactly(state.coerce, input, exact && (() => coercerInput(state, record, exact(), this.#keys)))
+    const { row, unknown, bytes } = cached?.coerce === state.coerce ? cached.result : this.#coerce(state, record, input, fast)
     if (unknown.length) state.unknownFieldsIgnored += unknown.length
     if (!state.spec.fields.length) return { row, partition: [], bytes }
     const partition = partitionTuple(state.spec, state.schema, row)
     const problem = this.#paths.problem(state, partition)
     if (problem !== undefined) throw new RecordError(problem)
     return { row, partition, bytes }
+  }
+
+  /** Coerce JSON.parse's value when `fast`, the exact decoding where the coercer asks for it (no closure per record). */
+  #coerce(state: TableState, record: KafkaRecord, input: Record<string, unknown>, fast: true | undefined): Coerced {
+    if (!fast) return state.coerce(input)
+    try {
+      return state.coerce(input, true)
+    } catch (err) {
+      if (err !== NEEDS_EXACT) throw err
+      return state.coerce(coercerInput(state, record, exactJson(record), this.#keys))
+    }
   }
 
   encode(state: TableState, rows: Record<string, unknown>[]): Promise<EncodedChunk> {

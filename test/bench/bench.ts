@@ -163,6 +163,52 @@ export async function runMaintenanceBench(sizes: BenchSizes, log: (s: string) =>
   return { compactMemory, history }
 }
 
+/** Markdown of the throughput rows. */
+export function formatThroughput(throughput: ThroughputResult[]): string {
+  const out: string[] = []
+  out.push('', '#### Writer throughput (median of runs; per core: Floe is one JS thread, DuckDB `SET threads=1`)', '')
+  const t: (string | number)[][] = [['input', 'records', 'JSON MB', 'engine', 'wall s', 'CPU s', 'records/s', 'JSON MB/s', 'records/CPU-s', 'Floe/DuckDB (wall)', 'Floe/DuckDB (CPU)']]
+  for (const x of throughput) {
+    const cpuRatio = round(x.duckdb.cpuMs / x.floe.cpuMs, 3)
+    t.push([x.dataset, x.records, x.jsonMB, 'Floe writeBatch (file:// + DynamoDB Local)', round(x.floe.wallMs / 1000, 2), round(x.floe.cpuMs / 1000, 2), x.floe.recordsPerSec, x.floe.jsonMBPerSec, x.floe.recordsPerCpuSec, x.ratio.floeToDuckdb, cpuRatio])
+    t.push([x.dataset, x.records, x.jsonMB, 'Floe encode only (no I/O)', round(x.encodeOnly.wallMs / 1000, 2), '', x.encodeOnly.recordsPerSec, x.encodeOnly.jsonMBPerSec, '', x.ratio.encodeOnlyToDuckdb, ''])
+    t.push([x.dataset, x.records, x.jsonMB, 'DuckDB NDJSON → Parquet ZSTD', round(x.duckdb.wallMs / 1000, 2), round(x.duckdb.cpuMs / 1000, 2), x.duckdb.recordsPerSec, x.duckdb.jsonMBPerSec, x.duckdb.recordsPerCpuSec, 1, 1])
+  }
+  out.push(pad(t))
+  out.push('', 'Encode-only stages (ms, median): ' + throughput.map((x) => `${x.dataset}: ${Object.entries(x.encodeOnly.stagesMs).map(([k, v]) => `${k} ${v}`).join(', ')}`).join('; '))
+  out.push('Parquet bytes: ' + throughput.map((x) => `${x.dataset}: Floe ${x.floe.parquetBytes} in ${x.floe.files} files (${x.events} events), DuckDB ${x.duckdb.parquetBytes}`).join('; '))
+  return out.join('\n')
+}
+
+/** The throughput rows alone (`npm run bench -- --only throughput`): endpoints up, the narrow and wide inputs, nothing else. */
+export async function runThroughputBench(sizes: BenchSizes, log: (s: string) => void = () => undefined): Promise<ThroughputResult[]> {
+  const m = machine()
+  log(`machine: ${m.cpuModel}, ${m.cores} cores, ${m.memoryGiB} GiB, node ${m.node}, load ${m.loadAverage.join(' ')}`)
+  process.env.POWERTOOLS_LOG_LEVEL ??= 'ERROR'
+  if (!process.env.BENCH_VERBOSE) logger.setLogLevel('ERROR')
+  const { endpoints, clients } = await localAws()
+  const id = randomUUID().slice(0, 8)
+  const tables = { control: `bench-control-${id}`, catalog: `bench-iceberg-${id}` }
+  try {
+    await Promise.all([ensureControlTable(clients.ddb, tables.control), ensureCatalogTable(clients.ddb, tables.catalog)])
+    const throughput: ThroughputResult[] = []
+    for (const [name, count, make] of [
+      ['narrow', sizes.narrowRecords, narrowRecord],
+      ['wide', sizes.wideRecords, (i: number) => wideRecord(i)],
+    ] as const) {
+      log(`throughput: ${count} ${name} records, ${sizes.runs} runs`)
+      throughput.push(await benchThroughput(clients, tables, makeDataset(name, count, make, { partitions: 4 }), sizes.runs, log))
+    }
+    return throughput
+  } finally {
+    clients.ddb.destroy()
+    clients.s3.destroy()
+    const hold = setInterval(() => undefined, 1000)
+    await Promise.race([endpoints.stop(), new Promise((r) => setTimeout(r, 15_000))])
+    clearInterval(hold)
+  }
+}
+
 /** Markdown of the maintenance rows. */
 export function formatMaintenance(r: { compactMemory?: CompactMemoryResult; history?: HistoryRow[] }): string {
   const out: string[] = []
@@ -193,17 +239,7 @@ export function formatResults(r: BenchResults): string {
   const out: string[] = []
   const mm = r.machine
   out.push(`Machine: ${mm.cpuModel}, ${mm.cores} cores, ${mm.memoryGiB} GiB, Node ${mm.node}, ${mm.platform}; ${mm.date}; load average ${mm.loadAverage.join(' / ')} at start, ${r.loadAverageAtEnd.join(' / ')} at end. Mode: ${r.mode}; ${r.elapsedSeconds} s.`)
-  out.push('', '#### Writer throughput (median of runs; per core: Floe is one JS thread, DuckDB `SET threads=1`)', '')
-  const t: (string | number)[][] = [['input', 'records', 'JSON MB', 'engine', 'wall s', 'CPU s', 'records/s', 'JSON MB/s', 'records/CPU-s', 'Floe/DuckDB (wall)', 'Floe/DuckDB (CPU)']]
-  for (const x of r.throughput) {
-    const cpuRatio = round(x.duckdb.cpuMs / x.floe.cpuMs, 3)
-    t.push([x.dataset, x.records, x.jsonMB, 'Floe writeBatch (file:// + DynamoDB Local)', round(x.floe.wallMs / 1000, 2), round(x.floe.cpuMs / 1000, 2), x.floe.recordsPerSec, x.floe.jsonMBPerSec, x.floe.recordsPerCpuSec, x.ratio.floeToDuckdb, cpuRatio])
-    t.push([x.dataset, x.records, x.jsonMB, 'Floe encode only (no I/O)', round(x.encodeOnly.wallMs / 1000, 2), '', x.encodeOnly.recordsPerSec, x.encodeOnly.jsonMBPerSec, '', x.ratio.encodeOnlyToDuckdb, ''])
-    t.push([x.dataset, x.records, x.jsonMB, 'DuckDB NDJSON → Parquet ZSTD', round(x.duckdb.wallMs / 1000, 2), round(x.duckdb.cpuMs / 1000, 2), x.duckdb.recordsPerSec, x.duckdb.jsonMBPerSec, x.duckdb.recordsPerCpuSec, 1, 1])
-  }
-  out.push(pad(t))
-  out.push('', 'Encode-only stages (ms, median): ' + r.throughput.map((x) => `${x.dataset}: ${Object.entries(x.encodeOnly.stagesMs).map(([k, v]) => `${k} ${v}`).join(', ')}`).join('; '))
-  out.push('Parquet bytes: ' + r.throughput.map((x) => `${x.dataset}: Floe ${x.floe.parquetBytes} in ${x.floe.files} files (${x.events} events), DuckDB ${x.duckdb.parquetBytes}`).join('; '))
+  out.push(formatThroughput(r.throughput))
   out.push('', '#### Writer memory (one 6 MB event, 200 columns; child process per run)', '')
   const mt: (string | number)[][] = [['budget MB', 'records', 'tables', 'files', 'flushes budget/end', 'peakBufferedBytes MB', 'RSS before MB', 'peak RSS MB', 'after: JS heap / external MB', 'ms']]
   for (const x of r.memory) mt.push([x.budgetMB, x.records, x.tables, x.files, `${x.flushes.budget ?? 0}/${x.flushes.end ?? 0}`, round(x.peakBufferedBytes / 2 ** 20, 1), x.rssBeforeMB, x.peakRssMB, x.after ? `${x.after.heapUsedMB} / ${x.after.externalMB}` : '', x.ms])

@@ -1,17 +1,19 @@
 /**
  * `npm run bench [-- --quick] [--out bench-results.json] [--profile-file writer.cpuprofile]
- * [--history 10,1000,10000] [--only maintenance|commit] [--batches 1000,5000,10000]`: runs the benchmark suite (test/bench/bench.ts)
+ * [--history 10,1000,10000] [--only maintenance|commit|throughput] [--batches 1000,5000,10000]`: runs the benchmark suite (test/bench/bench.ts)
  * on local endpoints, prints the tables and writes the results as JSON. `--quick` uses small
  * sizes (a few minutes on 2 cores). `--history` sets the commit counts of the table-history row
  * (default 10,1000; 10,000 takes a few more minutes). `--only maintenance` runs just the
  * compaction-memory and table-history rows (file:// only, no endpoints); `--only commit` just the
- * commit rows at `--batches` pending batches, one snapshot each, with where the time went.
+ * commit rows at `--batches` pending batches, one snapshot each, with where the time went;
+ * `--only throughput` just the writer-throughput rows (Floe writeBatch, encode only, DuckDB).
  * `npm run bench -- --scale [--out scale-results.json]`: the scale load test only (scale.ts,
  * docs/scale.md): per-key request rates before and after write sharding, and the model table.
  */
 import { writeFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
-import { formatMaintenance, formatResults, runBench, runCommitBench, runMaintenanceBench, SIZES } from './bench.js'
+import { loadavg } from 'node:os'
+import { formatMaintenance, formatResults, formatThroughput, runBench, runCommitBench, runMaintenanceBench, runThroughputBench, SIZES } from './bench.js'
 import { machine } from './common.js'
 
 const { values } = parseArgs({
@@ -41,6 +43,14 @@ if (values.only === 'commit') {
   const commit = await runCommitBench(batches, log)
   writeFileSync(values.out, JSON.stringify({ only: 'commit', machine: machine(), commit }, null, 2) + '\n')
   console.log(commit.map((c) => `${c.batches} batches: ${c.ms} ms (${JSON.stringify(c.phases)}), ${c.ddbRequests} DynamoDB requests`).join('\n'))
+  process.exit(0)
+}
+if (values.only === 'throughput') {
+  const throughput = await runThroughputBench(sizes, log)
+  writeFileSync(values.out, JSON.stringify({ mode: sizes.mode, only: 'throughput', machine: machine(), loadAverageAtEnd: loadavg(), throughput }, null, 2) + '\n')
+  console.log(`load average at end: ${loadavg().map((l) => l.toFixed(2)).join(' / ')}\n`)
+  console.log(formatThroughput(throughput))
+  console.log(`\nwrote ${values.out}`)
   process.exit(0)
 }
 if (values.only !== undefined) {

@@ -12,6 +12,7 @@ import { toArrowField, toArrowSchema, toArrowType } from '../../schema/arrow.js'
 import { isList, isMap, isStruct, type IcebergType, type StructType } from '../../schema/types.js'
 import { leafBuilder, validity, type LeafBuilder, type LeafStats } from './columns.js'
 import type { Row } from './coerce.js'
+import { generated } from './codegen.js'
 
 type Builder = (values: unknown[], placeholders: number) => arrow.Data
 
@@ -90,8 +91,7 @@ function compileSplit(names: string[]): (rows: (Row | null)[]) => unknown[][] {
     '}',
     `return [${cols.join(', ')}]`,
   ].join('\n')
-  // oxlint-disable-next-line no-new-func -- generated from field names quoted by JSON.stringify
-  return new Function('rows', body) as (rows: (Row | null)[]) => unknown[][]
+  return generated<(rows: (Row | null)[]) => unknown[][]>(['rows'], body)
 }
 
 function compileType(type: IcebergType, id: number, name: string, repeated: boolean, stats: LeafStats[], bounds: ArrowBuildOptions['bounds'] & {}): Compiled {

@@ -20,6 +20,7 @@ import { isList, isMap, isStruct, type IcebergType, type NestedField, type Struc
 import { decimalParams } from '../../schema/walk.js'
 import { compilePrimitive, Failure, safeJson, type Convert, type Ctx } from './primitives.js'
 import { estimateRowBytes, KEY_OVERHEAD, OBJECT_OVERHEAD } from './sizes.js'
+import { compiledStruct, emptyRow, inlineKind, rowFactory } from './struct-code.js'
 import { fieldValue, losslessText } from './values.js'
 
 export type Row = Record<string, unknown>
@@ -132,6 +133,12 @@ function compileStruct(type: StructType, path: string, o: CompileOptions): Conve
   const known = new Set(ci ? names.map((name) => name.toLowerCase()) : names)
   const typeText = typeName(type)
   const make = rowFactory(names)
+  const inline = type.fields.map((f) => inlineKind(f.type, o.numbers))
+  const compiled = compiledStruct(
+    { names, required, expected, converts, defaults, keyBytes, defaultBytes, structField, longField, inline, known, path, typeText, objectOverhead: OBJECT_OVERHEAD, make, isPlainObject, isInformative, valueBytes },
+    ci,
+  )
+  if (compiled !== undefined) return compiled
   return (v, ctx) => {
     if (!isPlainObject(v)) throw new Failure([], typeText, v)
     const out: Row = make()
@@ -184,20 +191,6 @@ const LONG_TYPES = new Set(['long', 'time', 'timestamp', 'timestamptz', 'timesta
 
 const valueBytes = (c: unknown): number =>
   typeof c === 'string' ? 24 + 2 * c.length : typeof c === 'number' || typeof c === 'boolean' ? 16 : typeof c === 'bigint' ? 32 : estimateRowBytes(c)
-
-const emptyRow = (): Row => ({})
-
-/**
- * Rows of a struct from one compiled object literal with every field (null): one hidden class
- * with fast properties however wide the schema (a `{}` given 200 keyed stores is slow to build
- * and to read: docs/benchmarks.md), in schema order as before. A field named `__proto__` (which
- * a literal would take as the prototype) keeps the plain `{}`.
- */
-function rowFactory(names: string[]): () => Row {
-  if (names.includes('__proto__')) return emptyRow
-  // oxlint-disable-next-line no-new-func -- generated from field names quoted by JSON.stringify
-  return new Function(`return { ${names.map((name) => `${JSON.stringify(name)}: null`).join(', ')} }`) as () => Row
-}
 
 /**
  * A field's v3 `write-default`, converted once: the value a record that lacks the field gets (an
