@@ -151,6 +151,8 @@ export async function benchMemory(
         if (!line) throw new Error(`memory child printed no result: ${stdout.slice(-500)}`)
         const res = JSON.parse(line) as MemoryResult & { outcome: string; deadLetters: number }
         if (res.outcome !== 'registered' || res.deadLetters > 0) throw new Error(`memory child: outcome ${res.outcome}, dead letters ${res.deadLetters}`)
+        // The writer's own accounting is bounded by the budget whatever the process's RSS does.
+        if (res.peakBufferedBytes > budget * 2 ** 20) throw new Error(`memory child: accounting peak ${res.peakBufferedBytes} bytes over the ${budget} MB budget`)
         results.push({ ...res, mode, functionMb: opts.functionMb ?? LAMBDA_FUNCTION_MB, nodeArgs: `${lambda.args.join(' ')}; NODE_OPTIONS=${lambda.nodeOptions}` })
         log(`  budget ${budget} MB, ${mode}, run ${r + 1}/${opts.runs}: peak RSS ${res.peakRssMB} MB, ${res.files} files, ${res.ms} ms`)
       }
