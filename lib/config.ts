@@ -172,6 +172,19 @@ export const SETTINGS = {
    */
   FLOE_MEMORY_BUDGET_MB: mb(256),
   /**
+   * V8's young-generation semi-space of every Floe function (the CDK stack puts it in
+   * NODE_OPTIONS as --max-semi-space-size). Lambda's Node runtime sets 5 % of the function's
+   * memory (88 MB at 1,769 MB) when NODE_OPTIONS names none: garbage then piles up in the young
+   * generation far past the writer's budget (docs/benchmarks.md, "Writer memory").
+   */
+  FLOE_V8_SEMI_SPACE_MB: mb(8, 1, 256),
+  /**
+   * V8's initial old-generation limit (--initial-old-space-size in NODE_OPTIONS; the maximum stays
+   * Lambda's 90 % of the function's memory). V8 otherwise starts at half the maximum, so a 1,769 MB
+   * function collects no old garbage before ~800 MB of it; 0 leaves V8's own start.
+   */
+  FLOE_V8_INITIAL_OLD_SPACE_MB: mb(32, 0, 10_240),
+  /**
    * Parquet files roll at this size. 128 MB is the Iceberg default target; a 6 MB MSK batch
    * rarely reaches it, so per-invocation files are bounded by the batch, not by this.
    */

@@ -15,7 +15,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda'
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs'
 import * as logs from 'aws-cdk-lib/aws-logs'
 import type { Construct } from 'constructs'
-import type { SettingName } from '../../lib/config.js'
+import { SETTINGS, type SettingName } from '../../lib/config.js'
 import type { RawRecords } from './raw-records.js'
 import type { Catalog, ControlTable } from './tables.js'
 import type { Warehouse } from './warehouse.js'
@@ -41,6 +41,20 @@ export const ESM_BANNER = [
   'const __filename = __floeFileURLToPath(import.meta.url);',
   'const __dirname = __floeDirname(__filename);',
 ].join(' ')
+
+/**
+ * NODE_OPTIONS of a Floe function of `memoryMb`: source maps and V8's heap sizes from
+ * FLOE_V8_SEMI_SPACE_MB and FLOE_V8_INITIAL_OLD_SPACE_MB (`settings`, else their defaults).
+ * Lambda's Node runtime adds --max-semi-space-size (5 % of the memory) and --max-old-space-size
+ * (90 %) only when NODE_OPTIONS names neither, so naming the semi-space means naming the old
+ * space too: kept at the runtime's 90 %. test/bench/memory.ts runs the writer with exactly this.
+ */
+export function nodeOptions(memoryMb: number, settings: Record<string, string | undefined> = {}): string {
+  const semi = SETTINGS.FLOE_V8_SEMI_SPACE_MB.parse(settings.FLOE_V8_SEMI_SPACE_MB)
+  const initialOld = SETTINGS.FLOE_V8_INITIAL_OLD_SPACE_MB.parse(settings.FLOE_V8_INITIAL_OLD_SPACE_MB)
+  const old = memoryMb - Math.floor(memoryMb / 10)
+  return ['--enable-source-maps', `--max-semi-space-size=${semi}`, `--max-old-space-size=${old}`, ...(initialOld > 0 ? [`--initial-old-space-size=${Math.min(initialOld, old)}`] : [])].join(' ')
+}
 
 export interface FloeFunctionProps {
   /** Handler source, relative to the project root (e.g. `functions/writer.ts`); exports `handler`. */
@@ -81,7 +95,7 @@ export class FloeFunction extends NodejsFunction {
       projectRoot: PROJECT_ROOT,
       depsLockFilePath: path.join(PROJECT_ROOT, 'package-lock.json'),
       environment: {
-        NODE_OPTIONS: '--enable-source-maps',
+        NODE_OPTIONS: nodeOptions(props.memorySize, props.settings),
         POWERTOOLS_SERVICE_NAME: props.serviceName,
         POWERTOOLS_METRICS_NAMESPACE: 'Floe',
         ...props.settings,

@@ -141,7 +141,7 @@ export interface CommittedMark {
 }
 
 /** 1 lease check + 2 items per batch (delete pending, put committed) ≤ 100 per transaction. */
-const BATCHES_PER_TRANSACTION = 49
+export const BATCHES_PER_TRANSACTION = 49
 
 /**
  * Move batches from pending to committed, every transaction conditioned on the lease still

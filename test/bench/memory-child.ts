@@ -5,6 +5,7 @@
  * line. The tables exist already (memory.ts creates them), as in a steady-state pipeline.
  */
 import { readFileSync } from 'node:fs'
+import { getHeapStatistics } from 'node:v8'
 import { wasmMemory } from 'parquet-wasm/node'
 import { createClients } from '../../lib/clients.js'
 import { loadConfig } from '../../lib/config.js'
@@ -13,6 +14,13 @@ import { writeBatch } from '../../lib/writer/pipeline.js'
 import { memoryEvent, memoryRoutes } from './memory-data.js'
 
 const env = process.env
+/** RSS (after a full GC) at each step before the invocation: what the process holds without the writer. */
+const baseline: Record<string, number> = {}
+const mark = (step: string) => {
+  global.gc?.()
+  baseline[step] = Math.round(process.memoryUsage().rss / 2 ** 20)
+}
+mark('modules')
 const budget = Number(env.BENCH_BUDGET_MB)
 const tables = Number(env.BENCH_TABLES)
 const slots = Number(env.BENCH_SLOTS)
@@ -33,14 +41,30 @@ const config = loadConfig(
   },
 )
 const deps = await createWriterDeps(config, clients)
+mark('deps')
 // The event as Lambda's runtime hands it over: JSON parsed from its text (memory.ts writes it
 // once), so the generator's garbage is not in this process's RSS.
 const { event, records, jsonBytes } = env.BENCH_EVENT_FILE ? (JSON.parse(readFileSync(env.BENCH_EVENT_FILE, 'utf8')) as ReturnType<typeof memoryEvent>) : memoryEvent(tables, slots)
-global.gc?.()
+mark('event')
 const rssBefore = process.memoryUsage().rss
+// Where the peak is: process.memoryUsage() sampled every 5 ms during the invocation (the timer
+// fires between the writer's awaits), the highest of each part kept.
+const peak = { rss: 0, heapUsed: 0, heapTotal: 0, external: 0, arrayBuffers: 0, wasm: 0 }
+const sample = () => {
+  const m = process.memoryUsage()
+  peak.rss = Math.max(peak.rss, m.rss)
+  peak.heapUsed = Math.max(peak.heapUsed, m.heapUsed)
+  peak.heapTotal = Math.max(peak.heapTotal, m.heapTotal)
+  peak.external = Math.max(peak.external, m.external)
+  peak.arrayBuffers = Math.max(peak.arrayBuffers, m.arrayBuffers)
+  peak.wasm = Math.max(peak.wasm, wasmMemory().buffer.byteLength)
+}
+const sampler = setInterval(sample, 5)
 const t0 = performance.now()
 const result = await writeBatch(deps, event)
 const ms = performance.now() - t0
+clearInterval(sampler)
+sample()
 // Where the memory is after the invocation (before any GC): JS heap, and outside it (wasm, buffers).
 const after = process.memoryUsage()
 const mb = (x: number) => Math.round(x / 2 ** 20)
@@ -62,6 +86,10 @@ console.log(
     ms: Math.round(ms),
     // parquet-wasm's linear memory (never shrinks): ~20 MB once a 200-column file is encoded.
     wasmMB: mb(wasmMemory().buffer.byteLength),
+    baselineMB: baseline,
+    sampledPeakMB: Object.fromEntries(Object.entries(peak).map(([k, v]) => [k, mb(v)])),
+    heapLimitMB: mb(getHeapStatistics().heap_size_limit),
+    execArgv: process.execArgv.join(' '),
     after: { heapUsedMB: mb(after.heapUsed), heapTotalMB: mb(after.heapTotal), externalMB: mb(after.external), arrayBuffersMB: mb(after.arrayBuffers), rssMB: mb(after.rss) },
   }),
 )

@@ -1,5 +1,6 @@
 /**
- * `npx tsx test/bench/memory-run.ts [--budgets 16,64,256] [--tables 50] [--slots 24] [--runs 1]`:
+ * `npx tsx test/bench/memory-run.ts [--budgets 16,64,256] [--tables 50] [--slots 24] [--runs 1]
+ * [--function-mb 1769] [--modes floe,lambda]`:
  * the writer-memory section of `npm run bench` alone (memory.ts: the bundled writer, one child
  * per run), on local endpoints. Prints one line per budget: peak RSS and the writer's own
  * accounting peak (peakBufferedBytes), against FLOE_MEMORY_BUDGET_MB + 100 MB.
@@ -9,10 +10,10 @@ import { parseArgs } from 'node:util'
 import { ensureCatalogTable, ensureControlTable } from '../../lib/local/init.js'
 import { logger } from '../../lib/log.js'
 import { localAws } from './common.js'
-import { benchMemory } from './memory.js'
+import { benchMemory, type NodeMode } from './memory.js'
 
 const { values } = parseArgs({
-  options: { budgets: { type: 'string', default: '16,64,256' }, tables: { type: 'string', default: '50' }, slots: { type: 'string', default: '24' }, runs: { type: 'string', default: '1' } },
+  options: { budgets: { type: 'string', default: '16,64,256' }, tables: { type: 'string', default: '50' }, slots: { type: 'string', default: '24' }, runs: { type: 'string', default: '1' }, 'function-mb': { type: 'string', default: '1769' }, modes: { type: 'string', default: 'floe' } },
 })
 process.env.POWERTOOLS_LOG_LEVEL ??= 'ERROR'
 logger.setLogLevel('ERROR')
@@ -22,15 +23,17 @@ const id = randomUUID().slice(0, 8)
 const tables = { control: `mem-control-${id}`, catalog: `mem-iceberg-${id}` }
 try {
   await Promise.all([ensureControlTable(clients.ddb, tables.control), ensureCatalogTable(clients.ddb, tables.catalog)])
-  const opts = { budgets: values.budgets.split(',').map(Number), tables: Number(values.tables), slots: Number(values.slots), runs: Number(values.runs) }
+  const opts = { budgets: values.budgets.split(',').map(Number), tables: Number(values.tables), slots: Number(values.slots), runs: Number(values.runs), functionMb: Number(values['function-mb']), modes: values.modes.split(',') as NodeMode[] }
   const results = await benchMemory(clients, tables, opts, log)
-  console.log('| budget MB | records | tables | files | flushes budget/end | accounting peak MB | RSS before MB | peak RSS MB | bound (budget + 100) | growth over RSS before MB | after: JS heap / external / wasm MB | ms |')
-  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|')
+  for (const r of results) console.error(JSON.stringify(r))
+  console.log(`function ${opts.functionMb} MB; node ${results.map((r) => `${r.mode}: ${r.nodeArgs}`).filter((x, i, a) => a.indexOf(x) === i).join(' | ')}`)
+  console.log('| budget MB | node | records | tables | files | flushes budget/end | accounting peak MB | RSS before MB | peak RSS MB | bound (budget + 100) | growth over RSS before MB | peak: JS heap total / external / wasm MB | ms |')
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|')
   for (const r of results) {
     const peak = (r.peakBufferedBytes / 2 ** 20).toFixed(1)
     const bound = r.budgetMB + 100
     const ok = r.peakRssMB <= bound ? '≤' : '>'
-    console.log(`| ${r.budgetMB} | ${r.records} | ${r.tables} | ${r.files} | ${r.flushes.budget}/${r.flushes.end} | ${peak} | ${r.rssBeforeMB} | ${r.peakRssMB} | ${ok} ${bound} | ${r.peakRssMB - r.rssBeforeMB} | ${r.after?.heapUsedMB} / ${r.after?.externalMB} / ${r.wasmMB} | ${r.ms} |`)
+    console.log(`| ${r.budgetMB} | ${r.mode} | ${r.records} | ${r.tables} | ${r.files} | ${r.flushes.budget}/${r.flushes.end} | ${peak} | ${r.rssBeforeMB} | ${r.peakRssMB} | ${ok} ${bound} | ${r.peakRssMB - r.rssBeforeMB} | ${r.sampledPeakMB?.heapTotal} / ${r.sampledPeakMB?.external} / ${r.sampledPeakMB?.wasm} | ${r.ms} |`)
   }
 } finally {
   clients.ddb.destroy()

@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest'
 import { testAws } from '../helpers/aws.js'
 import { BEFORE } from './scale-run.js'
-import { benchScale, formatScale, model } from './scale.js'
+import { benchScale, formatScale, leaseRate, model } from './scale.js'
 
 const size = { workers: 2, partitionsPerWorker: 6, rounds: 3, records: 20 }
 
@@ -37,5 +37,20 @@ describe('scale load test (bounded)', () => {
     // One small read per invocation instead of counting the pending items.
     expect(after.classes.backlog.requests).toBeGreaterThan(0.9)
     expect(model(before, 1_000).over.length).toBeGreaterThan(0)
+    // The lease key is charged per committer round: every run took it at least once.
+    for (const run of [before, after]) {
+      expect(run.lease.rounds).toBeGreaterThan(0)
+      expect(run.lease.wcuPerRound).toBeGreaterThan(0)
+    }
+  })
+
+  it('charges the lease per committer round from the commit schedule, not per registration', () => {
+    const lease = { rounds: 10, markTransactions: 10, wcuPerRound: 34, rcuPerRound: 1, wcuPerMark: 0, rcuPerMark: 2, maxBatchesPerRound: 5_000 }
+    // 1 batch a second: one round a minute, two mark transactions (60 batches, 49 per transaction).
+    expect(leaseRate(lease, 1)).toEqual({ wcu: 34 / 60, rcu: (1 + 2 * 2) / 60 })
+    // 10,000 batches a second: 600,000 a minute in 120 rounds of 5,000, 103 mark transactions each.
+    const busy = leaseRate(lease, 10_000)
+    expect(busy.wcu).toBeCloseTo((120 * 34) / 60)
+    expect(busy.rcu).toBeCloseTo((120 * 1 + 120 * 103 * 2) / 60)
   })
 })

@@ -17,6 +17,7 @@ import { runCommitter } from '../../lib/commit/committer.js'
 import { loadConfig } from '../../lib/config.js'
 import { listPendingTables } from '../../lib/control/pending.js'
 import { countPendingExactly } from '../../lib/control/batches.js'
+import { BATCHES_PER_TRANSACTION, FENCE_COPIES } from '../../lib/control/lease.js'
 import { currentSnapshot } from '../../lib/iceberg/metadata.js'
 import { buildEvent } from '../../lib/local/kafka-log.js'
 import { ensureBucket, ensureCatalogTable, ensureControlTable } from '../../lib/local/init.js'
@@ -69,10 +70,51 @@ export interface ScaleRun {
   itemBytesPerRegistration: number
   metadataBytes: number
   classes: Record<KeyClass, ClassFigures>
+  /**
+   * The lease key's work is the committer's, per round, not per registration: each round takes
+   * the lease (one transaction: the lease item and its FENCE_COPIES fence copies) and releases
+   * it; each fenced mark transaction checks the lease item or a fence copy.
+   */
+  lease: LeaseFigures
   s3: { prefixes: number; putsPerRegistration: number; hottestPrefix: string; hottestPutShare: number; getsPerRegistration: number }
   /** Highest per-second rate any single key saw during the run (not scaled). */
   peakPerSecond: { key: string; wcu: number; rcu: number }
   consumed: { wcu: number; rcu: number }
+}
+
+export interface LeaseFigures {
+  /** Lease acquisitions (committer rounds) counted in the run. */
+  rounds: number
+  /** Fenced mark transactions (each one ConditionCheck on the lease key). */
+  markTransactions: number
+  /** Lease-key units per round besides the marks' checks (acquisition, release, renewals, reads). */
+  wcuPerRound: number
+  rcuPerRound: number
+  /** Lease-key units per mark transaction (its ConditionCheck). */
+  wcuPerMark: number
+  rcuPerMark: number
+  /** FLOE_COMMIT_MAX_BATCHES of the run: the most batches one round takes. */
+  maxBatchesPerRound: number
+}
+
+/** Counts lease acquisitions and fenced mark transactions on a committer's DynamoDB client. */
+function countLeaseWork(ddb: ReturnType<typeof countedClients>['ddb']): { rounds: number; markTransactions: number } {
+  const seen = { rounds: 0, markTransactions: 0 }
+  ddb.middlewareStack.add(
+    (next) => async (args) => {
+      const items = (args.input as { TransactItems?: Record<string, { Key?: Record<string, unknown> }>[] }).TransactItems
+      if (items) {
+        // The document client marshals at this step too: the key is plain or in AttributeValue form.
+        const pk = (k?: Record<string, unknown>) => (typeof k?.pk === 'string' ? k.pk : (k?.pk as { S?: string } | undefined)?.S)
+        const onLease = (k?: Record<string, unknown>) => pk(k)?.startsWith('lease#') === true
+        if (items.length === 1 + FENCE_COPIES && onLease(items[0]!.Update?.Key)) seen.rounds++
+        else if (items.some((t) => onLease(t.ConditionCheck?.Key))) seen.markTransactions++
+      }
+      return next(args)
+    },
+    { step: 'initialize', name: 'floeLeaseWorkCounter' },
+  )
+  return seen
 }
 
 const child = fileURLToPath(new URL('./scale-child.ts', import.meta.url))
@@ -104,6 +146,7 @@ export async function benchScale(clients: ReturnType<typeof countedClients>, opt
   const epoch = Date.now()
   const counter = new RequestCounter(epoch)
   const counted = countedClients(counter, { s3: process.env.AWS_ENDPOINT_URL_S3!, dynamodb: process.env.AWS_ENDPOINT_URL_DYNAMODB! })
+  const leaseWork = countLeaseWork(counted.ddb)
   const commitDeps = await createCommitterDeps(config, counted)
   const t0 = performance.now()
   const children = Array.from({ length: opts.workers }, (_, w) =>
@@ -173,6 +216,7 @@ export async function benchScale(clients: ReturnType<typeof countedClients>, opt
     itemBytesPerRegistration: counter.itemBytesWritten / Math.max(1, registrations),
     metadataBytes,
     classes: classify(counter, registrations),
+    lease: leaseFigures(counter, leaseWork, config.commitMaxBatches),
     s3: s3Figures(counter, registrations),
     peakPerSecond: peak(counter),
     consumed: counter.consumed,
@@ -208,6 +252,28 @@ function classify(counter: RequestCounter, registrations: number): Record<KeyCla
   return out
 }
 
+/**
+ * The lease key's units split into per round and per mark transaction: the counter charges a
+ * transaction's ConditionCheck 2 read units (request-counter.ts) and the rest of the key's units
+ * are the rounds' (acquisition, release, renewal, the read after a lost race).
+ */
+function leaseFigures(counter: RequestCounter, work: { rounds: number; markTransactions: number }, maxBatchesPerRound: number): LeaseFigures {
+  const keys = [...counter.ddbKeys].filter(([k]) => keyClass(k) === 'lease')
+  const wcu = keys.reduce((n, [, s]) => n + s.wcu, 0)
+  const rcu = keys.reduce((n, [, s]) => n + s.rcu, 0)
+  const rcuPerMark = 2
+  const rounds = Math.max(1, work.rounds)
+  return {
+    rounds: work.rounds,
+    markTransactions: work.markTransactions,
+    wcuPerRound: wcu / rounds,
+    rcuPerRound: Math.max(0, rcu - rcuPerMark * work.markTransactions) / rounds,
+    wcuPerMark: 0,
+    rcuPerMark,
+    maxBatchesPerRound,
+  }
+}
+
 function s3Figures(counter: RequestCounter, registrations: number): ScaleRun['s3'] {
   const prefixes = [...counter.s3Prefixes].filter(([k]) => k.includes('/data/') || k.endsWith('/data/'))
   const puts = prefixes.reduce((n, [, s]) => n + s.put, 0)
@@ -241,7 +307,8 @@ export interface ModelRow {
  * Per-key rates at `partitions` partitions of 1 MB/s into one table, `mbPerInvocation` MB per
  * writer invocation (the mapping's batching: 1 MB = one invocation per partition per second, the
  * worst case for per-key rates). Shard classes keep the measured hottest share; checkpoints have
- * one key per partition; backlog, lease and catalog are one key per table.
+ * one key per partition; backlog and catalog are one key per table; the lease key's rate comes
+ * from the commit schedule (leaseRate), not from the registrations.
  */
 export function model(run: ScaleRun, partitions: number, mbPerInvocation = 1): ModelRow {
   if (partitions < 1) throw new Error(`model: ${partitions} partitions`)
@@ -256,6 +323,7 @@ export function model(run: ScaleRun, partitions: number, mbPerInvocation = 1): M
     const share = c === 'checkpoint' ? 1 / partitions : shards > 1 ? perShard : f.hottestShare || 1
     perKey[c] = { wcu: r * f.wcu * share, rcu: r * f.rcu * share }
   }
+  perKey.lease = leaseRate(run.lease, r)
   const hottestDataPrefixPut = r * run.s3.putsPerRegistration * Math.max(run.s3.hottestPutShare, 1 / 2 ** 20)
   const over: string[] = []
   for (const [c, u] of Object.entries(perKey)) {
@@ -264,6 +332,25 @@ export function model(run: ScaleRun, partitions: number, mbPerInvocation = 1): M
   }
   if (hottestDataPrefixPut > LIMITS.prefixPut) over.push(`data prefix ${Math.round(hottestDataPrefixPut)} PUT/s`)
   return { partitions, registrationsPerSecond: r, perKey, hottestDataPrefixPut, over }
+}
+
+/** A minute of the committer's schedule (rate(1 minute), infra/config.ts `commitSchedule`). */
+const SCHEDULE_SECONDS = 60
+
+/**
+ * The lease key's units per second for one table receiving `batchesPerSecond` batches (one per
+ * registration), from the commit schedule: the committer runs once a minute and takes the
+ * table's backlog in rounds of at most FLOE_COMMIT_MAX_BATCHES batches, each round one lease
+ * acquisition and release, its batches marked BATCHES_PER_TRANSACTION per fenced transaction.
+ */
+export function leaseRate(lease: LeaseFigures, batchesPerSecond: number): { wcu: number; rcu: number } {
+  const perMinute = batchesPerSecond * SCHEDULE_SECONDS
+  const rounds = Math.max(1, Math.ceil(perMinute / lease.maxBatchesPerRound))
+  const marks = rounds * Math.ceil(perMinute / rounds / BATCHES_PER_TRANSACTION)
+  return {
+    wcu: (rounds * lease.wcuPerRound + marks * lease.wcuPerMark) / SCHEDULE_SECONDS,
+    rcu: (rounds * lease.rcuPerRound + marks * lease.rcuPerMark) / SCHEDULE_SECONDS,
+  }
 }
 
 export function formatScale(runs: ScaleRun[], partitions = [10, 100, 1_000, 10_000]): string {
@@ -281,15 +368,17 @@ export function formatScale(runs: ScaleRun[], partitions = [10, 100, 1_000, 10_0
     for (const [c, f] of Object.entries(run.classes)) {
       lines.push(`| ${c} | ${f.keys} | ${f.wcu.toFixed(2)} | ${f.rcu.toFixed(2)} | ${f.requests.toFixed(2)} | ${f.hottestShare.toFixed(3)} | ${f.hottestKey.slice(0, 60)} |`)
     }
+    const l = run.lease
+    lines.push(`lease: ${l.rounds} rounds, ${l.markTransactions} mark transactions; ${l.wcuPerRound.toFixed(1)} WCU + ${l.rcuPerRound.toFixed(1)} RCU per round, ${l.rcuPerMark} RCU per mark transaction; ≤ ${l.maxBatchesPerRound} batches per round`)
     lines.push(`S3: ${run.s3.putsPerRegistration.toFixed(2)} data PUT/registration over ${run.s3.prefixes} prefixes, hottest share ${run.s3.hottestPutShare.toFixed(3)}; ${run.s3.getsPerRegistration.toFixed(2)} GET+HEAD/registration`)
     lines.push(`peak second on one key: ${run.peakPerSecond.key} ${run.peakPerSecond.wcu} WCU, ${run.peakPerSecond.rcu} RCU`)
     lines.push('')
-    lines.push('| partitions (1 MB/s each) | registrations/s | batch key WCU/s | batch key RCU/s | index key WCU/s | checkpoint key WCU/s | backlog key RCU/s | catalog key RCU/s | hottest data prefix PUT/s | over a per-key limit |')
-    lines.push('|---|---|---|---|---|---|---|---|---|---|')
+    lines.push('| partitions (1 MB/s each) | registrations/s | batch key WCU/s | batch key RCU/s | index key WCU/s | checkpoint key WCU/s | lease key WCU/s / RCU/s | backlog key RCU/s | catalog key RCU/s | hottest data prefix PUT/s | over a per-key limit |')
+    lines.push('|---|---|---|---|---|---|---|---|---|---|---|')
     for (const p of partitions) {
       const m = model(run, p)
       lines.push(
-        `| ${p} | ${m.registrationsPerSecond} | ${Math.round(m.perKey.batch.wcu)} | ${Math.round(m.perKey.batch.rcu)} | ${Math.round(m.perKey.index.wcu)} | ${m.perKey.checkpoint.wcu.toFixed(1)} | ${Math.round(m.perKey.backlog.rcu)} | ${Math.round(m.perKey.catalog.rcu)} | ${Math.round(m.hottestDataPrefixPut)} | ${m.over.join('; ') || 'none'} |`,
+        `| ${p} | ${m.registrationsPerSecond} | ${Math.round(m.perKey.batch.wcu)} | ${Math.round(m.perKey.batch.rcu)} | ${Math.round(m.perKey.index.wcu)} | ${m.perKey.checkpoint.wcu.toFixed(1)} | ${m.perKey.lease.wcu.toFixed(1)} / ${m.perKey.lease.rcu.toFixed(1)} | ${Math.round(m.perKey.backlog.rcu)} | ${Math.round(m.perKey.catalog.rcu)} | ${Math.round(m.hottestDataPrefixPut)} | ${m.over.join('; ') || 'none'} |`,
       )
     }
     lines.push('')

@@ -48,12 +48,39 @@ export function compressionOf(name: string | undefined): Compression {
   return codec
 }
 
+/** What encoding a table's rows needs besides the rows, compiled once per (schema, properties). */
+interface Compiled {
+  schema: StructType
+  modes: ReturnType<typeof metricsModes>
+  build: ReturnType<typeof compileArrowBuilder>
+}
+
+const NO_PROPERTIES: Record<string, string> = {}
+/**
+ * Compiled builders by the table's schema and properties objects (a table state keeps both for
+ * its life, an evolution makes new ones). Compiling per file made a fresh generated function,
+ * Arrow schema and metrics-mode map for every file: ~1,200 of each for a 1,200-file event, the
+ * bulk of its garbage (docs/benchmarks.md, "Writer memory").
+ */
+const compiled = new WeakMap<StructType, WeakMap<Record<string, string>, Compiled>>()
+
+function compiledFor(tableSchema: StructType, properties: Record<string, string>): Compiled {
+  let byProps = compiled.get(tableSchema)
+  if (!byProps) compiled.set(tableSchema, (byProps = new WeakMap()))
+  let c = byProps.get(properties)
+  if (!c) {
+    const schema = writableSchema(tableSchema)
+    const modes = metricsModes(schema, properties)
+    byProps.set(properties, (c = { schema, modes, build: compileArrowBuilder(schema, { bounds: tracksBounds(modes) }) }))
+  }
+  return c
+}
+
 /** Encode rows that already match `schema` (coerce.ts output) as one Parquet file. */
 export async function encodeParquet(tableSchema: StructType, rows: Row[], opts: EncodeOptions = {}): Promise<EncodedParquet> {
-  const schema = writableSchema(tableSchema)
-  const properties = opts.properties ?? {}
-  const modes = metricsModes(schema, properties)
-  const { table, stats } = compileArrowBuilder(schema, { bounds: tracksBounds(modes) })(rows)
+  const properties = opts.properties ?? NO_PROPERTIES
+  const { schema, modes, build } = compiledFor(tableSchema, properties)
+  const { table, stats } = build(rows)
   const dictionary = dictionaryFromRows(schema, rows)
   const written = writeArrowTable(table, { ...opts, compression: opts.compression ?? properties['write.parquet.compression-codec'] }, dictionary)
   const bytes = tagUuidColumns(written, uuidFieldIds(schema))
