@@ -18,6 +18,7 @@ import type { AwsClients } from '../../lib/clients.js'
 import { createCatalog } from '../../lib/catalog/index.js'
 import { createDecoders } from '../../lib/codec/index.js'
 import { loadConfig } from '../../lib/config.js'
+import { noteBacklog } from '../../lib/control/batches.js'
 import { createControlContext } from '../../lib/control/context.js'
 import { createFileIO } from '../../lib/io/index.js'
 import { parseKafkaEvent } from '../../lib/kafka/event.js'
@@ -90,6 +91,10 @@ async function floeRun(ctx: Ctx, ds: Dataset, run: number, io: IoCounts): Promis
     decoders: await createDecoders(config, ctx.clients),
     router: compileRoutes(config.routes),
   }
+  // A running pipeline's committer notes each table's backlog every run, and writers read that
+  // note (one GetItem) instead of counting every pending shard (FLOE_PENDING_SHARDS queries):
+  // measure that steady state, not a pipeline whose committer has never run.
+  await noteBacklog(deps.control, config.pipeline, table, 0)
   let parquetBytes = 0
   let files = 0
   const cpu = process.cpuUsage()
