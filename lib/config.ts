@@ -4,6 +4,7 @@
  * the variable and the bad value. Each limit says why its default is what it is; the README's
  * settings table is generated from the same facts (keep them in step).
  */
+import { availableParallelism } from 'node:os'
 import { RE2JS } from 're2js'
 import { z } from 'zod'
 import { checkPartitionBy, describeIssues, editDistance, HINT_TYPES, jsonPath, parseJsonText, unknownKey, type KnownKeys } from './config-check.js'
@@ -176,6 +177,13 @@ export const SETTINGS = {
    * rarely reaches it, so per-invocation files are bounded by the batch, not by this.
    */
   FLOE_TARGET_FILE_MB: mb(128),
+  /**
+   * Worker threads that encode the writer's Parquet files off the main thread (0 = off, on the
+   * main thread as before). `auto`: 2 when the function has 2 or more vCPUs
+   * (`os.availableParallelism()`; Lambda gives 2 from 1,769 MB), else 0. Measured in
+   * docs/benchmarks.md ("Two workers").
+   */
+  FLOE_WRITER_WORKERS: z.union([z.literal('auto'), z.coerce.number().int().min(0).max(8)]).default('auto'),
   /** Parquet codec unless the table sets write.parquet.compression-codec. */
   FLOE_PARQUET_COMPRESSION: z.enum(['zstd', 'snappy', 'gzip', 'lz4', 'uncompressed']).default('zstd'),
   /**
@@ -369,6 +377,8 @@ export interface FloeConfig {
   registryTimeoutMs: number
   memoryBudgetBytes: number
   targetFileBytes: number
+  /** FLOE_WRITER_WORKERS resolved: Parquet-encode threads, 0 = encode on the main thread. */
+  writerWorkers: number
   parquetCompression: 'zstd' | 'snappy' | 'gzip' | 'lz4' | 'uncompressed'
   maxPendingBatches: number
   spillThresholdBytes: number
@@ -519,6 +529,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     registryTimeoutMs: p.FLOE_SCHEMA_REGISTRY_TIMEOUT_MS,
     memoryBudgetBytes: p.FLOE_MEMORY_BUDGET_MB * MB,
     targetFileBytes: p.FLOE_TARGET_FILE_MB * MB,
+    writerWorkers: p.FLOE_WRITER_WORKERS === 'auto' ? (availableParallelism() >= 2 ? 2 : 0) : p.FLOE_WRITER_WORKERS,
     parquetCompression: p.FLOE_PARQUET_COMPRESSION,
     maxPendingBatches: p.FLOE_MAX_PENDING_BATCHES,
     spillThresholdBytes: p.FLOE_SPILL_THRESHOLD_KB * 1024,

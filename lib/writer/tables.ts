@@ -19,7 +19,7 @@ import { partitionTuple } from '../iceberg/partition.js'
 import type { PartitionTuple } from '../iceberg/types.js'
 import type { KafkaRecord } from '../kafka/event.js'
 import type { Coerced, Coercer } from './columnar/coerce.js'
-import { encodeParquet } from './columnar/parquet.js'
+import { encodeParquet, type EncodeOptions } from './columnar/parquet.js'
 import type { EncodedChunk } from './files.js'
 import { KAFKA_COLUMN, kafkaParts } from './kafka-column.js'
 import { parseTableName } from './routing.js'
@@ -124,8 +124,9 @@ export class TableSet {
     return { row, partition, bytes }
   }
 
-  encode(state: TableState, rows: Record<string, unknown>[]): Promise<EncodedChunk> {
+  /** `writer`: where the Parquet bytes are made (lib/writer/workers), else on this thread. */
+  encode(state: TableState, rows: Record<string, unknown>[], writer?: EncodeOptions['writer']): Promise<EncodedChunk> {
     const compression = state.metadata.properties['write.parquet.compression-codec'] ?? this.#deps.config.parquetCompression
-    return encodeParquet(state.schema, rows, { compression, properties: state.metadata.properties })
+    return encodeParquet(state.schema, rows, { compression, properties: state.metadata.properties, writer })
   }
 }

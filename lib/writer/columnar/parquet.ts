@@ -21,6 +21,21 @@ export interface EncodeOptions {
   properties?: Record<string, string>
   /** Most rows per row group (default: the Rust writer's, 1M). */
   rowGroupSize?: number
+  /**
+   * Writes the Arrow table as Parquet with these settings (default: parquet-wasm on this thread;
+   * lib/writer/workers: on a worker thread). The seam of the two-worker split.
+   */
+  writer?: (table: arrow.Table, settings: ParquetSettings) => Uint8Array | Promise<Uint8Array>
+}
+
+/** parquet-wasm writer settings as plain values (they cross to a worker thread as they are). */
+export interface ParquetSettings {
+  compression: Compression
+  createdBy: string
+  /** Top-level columns written with dictionary encoding; every other column is not. */
+  dictionary: string[]
+  rowGroupSize?: number
+  rowGroupBytes?: number
 }
 
 export interface EncodedParquet {
@@ -54,7 +69,8 @@ export async function encodeParquet(tableSchema: StructType, rows: Row[], opts: 
   const properties = opts.properties ?? {}
   const modes = metricsModes(schema, properties)
   const { table, stats } = compileArrowBuilder(schema, { bounds: tracksBounds(modes) })(rows)
-  const written = writeArrowTable(table, { ...opts, compression: opts.compression ?? properties['write.parquet.compression-codec'] })
+  const settings = parquetSettings(table, { ...opts, compression: opts.compression ?? properties['write.parquet.compression-codec'] })
+  const written = opts.writer ? await opts.writer(table, settings) : writeWithSettings(table, settings)
   const bytes = tagUuidColumns(written, uuidFieldIds(schema))
   const footer = parquetMetadata(bytes)
   return { bytes, recordCount: rows.length, metrics: columnMetrics(stats, footer, modes) }
@@ -123,17 +139,25 @@ function dictionaryColumns(table: arrow.Table): string[] {
   return out
 }
 
+/** The writer settings for `table` (codec, dictionary columns, row-group bounds). */
+export function parquetSettings(table: arrow.Table, opts: EncodeOptions = {}): ParquetSettings {
+  const settings: ParquetSettings = { compression: compressionOf(opts.compression), createdBy: 'floe (parquet-wasm)', dictionary: dictionaryColumns(table) }
+  if (opts.rowGroupSize !== undefined) settings.rowGroupSize = opts.rowGroupSize
+  const rgBytes = Number(opts.properties?.['write.parquet.row-group-size-bytes'])
+  if (Number.isInteger(rgBytes) && rgBytes > 0) settings.rowGroupBytes = rgBytes
+  return settings
+}
+
 /** Write an Arrow table as Parquet bytes with parquet-wasm. */
 export function writeArrowTable(table: arrow.Table, opts: EncodeOptions = {}): Uint8Array {
-  let builder = new WriterPropertiesBuilder()
-    .setCompression(compressionOf(opts.compression))
-    .setCreatedBy('floe (parquet-wasm)')
-    .setDictionaryEnabled(false)
-  for (const name of dictionaryColumns(table)) builder = builder.setColumnDictionaryEnabled(name, true)
-  if (opts.rowGroupSize !== undefined) builder = builder.setMaxRowGroupSize(opts.rowGroupSize)
-  const rgBytes = Number(opts.properties?.['write.parquet.row-group-size-bytes'])
-  if (Number.isInteger(rgBytes) && rgBytes > 0) builder = builder.setMaxRowGroupBytes(rgBytes)
-  const props = builder.build()
+  return writeWithSettings(table, parquetSettings(table, opts))
+}
+
+function writeWithSettings(table: arrow.Table, s: ParquetSettings): Uint8Array {
+  let builder = new WriterPropertiesBuilder().setCompression(s.compression).setCreatedBy(s.createdBy).setDictionaryEnabled(false)
+  for (const name of s.dictionary) builder = builder.setColumnDictionaryEnabled(name, true)
+  if (s.rowGroupSize !== undefined) builder = builder.setMaxRowGroupSize(s.rowGroupSize)
+  if (s.rowGroupBytes !== undefined) builder = builder.setMaxRowGroupBytes(s.rowGroupBytes)
   // writeParquet takes ownership of (and frees) both wasm objects.
-  return writeParquet(WasmTable.fromIPCStream(arrow.tableToIPC(table, 'stream')), props)
+  return writeParquet(WasmTable.fromIPCStream(arrow.tableToIPC(table, 'stream')), builder.build())
 }
