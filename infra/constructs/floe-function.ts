@@ -1,7 +1,7 @@
 /**
  * A NodejsFunction with Floe's defaults baked in (Powertools example-app style): ARM64,
  * nodejs22.x, a log group with retention, source maps, ESM bundled by the local esbuild (no
- * Docker) with parquet-wasm's `.wasm` copied beside the bundle, and an execution role that
+ * Docker) with parquet-wasm's `.wasm` and the writer's encode worker beside the bundle, and an execution role that
  * starts empty. Access is added only through `bindX()` helpers, each of which grants what the
  * function needs AND sets the FLOE_* variable that tells it where to find it, so the two cannot
  * drift apart.
@@ -28,6 +28,20 @@ export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.
  * file must sit beside the bundle and `__dirname` must be the bundle's directory.
  */
 export const PARQUET_WASM = createRequire(import.meta.url).resolve('parquet-wasm/node/parquet_wasm_bg.wasm')
+
+/**
+ * The writer's Parquet-encode worker thread (lib/writer/workers, FLOE_WRITER_WORKERS): a second
+ * esbuild entry, bundled as CommonJS (parquet-wasm's Node build included; `__dirname` finds the
+ * `.wasm` copied beside it) to `encode-worker.cjs` beside `index.mjs`, where the pool looks for it.
+ */
+export const ENCODE_WORKER = path.join(PROJECT_ROOT, 'lib/writer/workers/encode-worker.cjs')
+const ESBUILD = createRequire(import.meta.url).resolve('esbuild')
+
+/** The shell command that bundles the encode worker into `outputDir`. */
+export function encodeWorkerBundleCommand(outputDir: string): string {
+  const options = "{ entryPoints: [process.argv[2]], outfile: process.argv[3], bundle: true, platform: 'node', format: 'cjs', target: 'node22', minify: true, logLevel: 'error' }"
+  return `node -e "require(process.argv[1]).buildSync(${options})" "${ESBUILD}" "${ENCODE_WORKER}" "${path.join(outputDir, 'encode-worker.cjs')}"`
+}
 
 /**
  * ESM output has no `require`, `__filename` or `__dirname`; CommonJS dependencies bundled into it
@@ -105,6 +119,7 @@ export class FloeFunction extends NodejsFunction {
           beforeInstall: () => [],
           afterBundling: (_inputDir: string, outputDir: string) => [
             `node -e "require('fs').copyFileSync(process.argv[1], process.argv[2])" "${PARQUET_WASM}" "${path.join(outputDir, 'parquet_wasm_bg.wasm')}"`,
+            encodeWorkerBundleCommand(outputDir),
           ],
         },
       },

@@ -10,7 +10,8 @@
  * invocation fails before its registration, so nothing partial is ever registered, and the
  * mapping retries the batch — and is replaced by a fresh thread on the next job.
  *
- * Threads are unref'd while idle, so a pool never keeps a process (a test, the CLI) alive.
+ * Threads start when a job finds none idle (at most `size`), and are unref'd while idle, so a
+ * pool never keeps a process (a test, the CLI, a bundle's smoke test) alive.
  */
 import { existsSync } from 'node:fs'
 import { Worker } from 'node:worker_threads'
@@ -70,14 +71,20 @@ export class EncodePool {
     await Promise.all(slots.map((s) => s?.worker.terminate()))
   }
 
-  /** The live thread with the fewest jobs in flight, starting (or replacing) threads as needed. */
+  /** An idle live thread, else a new one while the pool has room, else the live thread with the fewest jobs in flight. */
   #pick(): Slot {
     let best: Slot | undefined
+    let free = -1
     for (let i = 0; i < this.#slots.length; i++) {
-      let slot = this.#slots[i]
-      if (slot === undefined || slot.dead) this.#slots[i] = slot = this.#start()
+      const slot = this.#slots[i]
+      if (slot === undefined || slot.dead) {
+        if (free < 0) free = i
+        continue
+      }
+      if (slot.jobs.size === 0) return slot
       if (best === undefined || slot.jobs.size < best.jobs.size) best = slot
     }
+    if (free >= 0) return (this.#slots[free] = this.#start())
     return best!
   }
 
@@ -86,6 +93,10 @@ export class EncodePool {
     this.started++
     worker.unref()
     const slot: Slot = { worker, jobs: new Map(), dead: false }
+    // An unref() before the thread is online does not hold: apply it again once it is.
+    worker.once('online', () => {
+      if (slot.jobs.size === 0) worker.unref()
+    })
     worker.on('message', (m: { id: number; bytes?: Uint8Array; error?: string }) => {
       const job = slot.jobs.get(m.id)
       if (!job) return
