@@ -37,10 +37,13 @@ export const PARQUET_WASM = createRequire(import.meta.url).resolve('parquet-wasm
 export const ENCODE_WORKER = path.join(PROJECT_ROOT, 'lib/writer/workers/encode-worker.cjs')
 const ESBUILD = createRequire(import.meta.url).resolve('esbuild')
 
+/** esbuild options of the encode worker's bundle (also used by test/bench/memory.ts's bundled child). */
+export const ENCODE_WORKER_BUILD = { bundle: true, platform: 'node', format: 'cjs', target: 'node22', minify: true, logLevel: 'error' } as const
+
 /** The shell command that bundles the encode worker into `outputDir`. */
 export function encodeWorkerBundleCommand(outputDir: string): string {
-  const options = "{ entryPoints: [process.argv[2]], outfile: process.argv[3], bundle: true, platform: 'node', format: 'cjs', target: 'node22', minify: true, logLevel: 'error' }"
-  return `node -e "require(process.argv[1]).buildSync(${options})" "${ESBUILD}" "${ENCODE_WORKER}" "${path.join(outputDir, 'encode-worker.cjs')}"`
+  const build = 'require(process.argv[1]).buildSync({ ...JSON.parse(process.argv[4]), entryPoints: [process.argv[2]], outfile: process.argv[3] })'
+  return `node -e "${build}" "${ESBUILD}" "${ENCODE_WORKER}" "${path.join(outputDir, 'encode-worker.cjs')}" '${JSON.stringify(ENCODE_WORKER_BUILD)}'`
 }
 
 /**
