@@ -74,12 +74,17 @@ export class FileSink {
   async #write(buffer: RowBuffer<Record<string, unknown>>): Promise<number> {
     const split = this.#split
     if (!split) return this.#writeFile(buffer, this.#encode(buffer.table, buffer.rows))
-    const encoding = split.pieces(buffer.rows).map((rows) => this.#encode(buffer.table, rows, split.writer))
-    // Keep every encoding observed: one that fails while another is awaited is not unhandled.
-    for (const e of encoding) e.catch(() => undefined)
-    let held = 0
-    for (const chunk of encoding) held += await this.#writeFile(buffer, chunk)
-    return held
+    const release = await split.acquire()
+    try {
+      const encoding = split.pieces(buffer.rows).map((rows) => this.#encode(buffer.table, rows, split.writer))
+      // Keep every encoding observed: one that fails while another is awaited is not unhandled.
+      for (const e of encoding) e.catch(() => undefined)
+      let held = 0
+      for (const chunk of encoding) held += await this.#writeFile(buffer, chunk)
+      return held
+    } finally {
+      release()
+    }
   }
 
   #encode(table: string, rows: Record<string, unknown>[], writer?: Split['writer']): Promise<EncodedChunk> {

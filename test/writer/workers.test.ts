@@ -10,7 +10,7 @@ import { loadConfig } from '../../lib/config.js'
 import { ConfigError, WorkerCrashedError, isRetryable } from '../../lib/errors.js'
 import type { DataFile } from '../../lib/iceberg/types.js'
 import { writeBatch } from '../../lib/writer/pipeline.js'
-import { encodePool, MIN_PIECE_ROWS } from '../../lib/writer/workers/index.js'
+import { encodePool, MIN_PIECE_ROWS, writerSplit } from '../../lib/writer/workers/index.js'
 import { registeredRows } from './readback.js'
 import { checkpoints, kafkaEvent, registered, writerSetup, type EventRecord } from './support.js'
 
@@ -118,6 +118,25 @@ describe('FLOE_WRITER_WORKERS', () => {
     expect(new Set(rows.get('wk.clicks')!.map((r) => r.id)).size).toBe(2 * MIN_PIECE_ROWS + 500)
     expect(rows.get('wk.orders')).toHaveLength(41)
   }, 120_000)
+
+  it('holds at most 2 × workers buffers in encoding at once; the next waits for a release; a buffer is cut only into pieces of MIN_PIECE_ROWS or more', async () => {
+    const split = writerSplit(1)!
+    const first = await split.acquire()
+    await split.acquire()
+    let third = false
+    const waiting = split.acquire().then((r) => ((third = true), r))
+    await new Promise((r) => setTimeout(r, 50))
+    expect(third).toBe(false)
+    first()
+    ;(await waiting)()
+    expect(third).toBe(true)
+    expect(writerSplit(0)).toBeUndefined()
+    const two = writerSplit(2)!
+    expect(two.pieces(Array.from({ length: 2 * MIN_PIECE_ROWS - 1 }, (_, i) => i))).toHaveLength(1)
+    const cut = two.pieces(Array.from({ length: 2 * MIN_PIECE_ROWS + 1 }, (_, i) => i))
+    expect(cut.map((p) => p.length)).toEqual([MIN_PIECE_ROWS + 1, MIN_PIECE_ROWS])
+    expect(cut.flat()).toEqual(Array.from({ length: 2 * MIN_PIECE_ROWS + 1 }, (_, i) => i))
+  })
 
   it('is auto, 0 or a thread count up to 8; anything else fails at cold start naming the key', () => {
     const base = { FLOE_WAREHOUSE: 's3://bucket/warehouse' }

@@ -24,6 +24,12 @@ export function poolWriter(pool: EncodePool): (table: Table, settings: ParquetSe
 /** What the sink needs from the split: the pool's writer and how to cut a buffer (undefined: workers off). */
 export interface Split {
   writer: (table: Table, settings: ParquetSettings) => Promise<Uint8Array>
+  /**
+   * Waits until fewer than 2 × workers buffers are being encoded, then holds a place until
+   * `release`: the end-of-batch flush runs 8 buffers at once, and without this every one of
+   * their Arrow tables and IPC streams (not charged to the budget) would be alive together.
+   */
+  acquire(): Promise<() => void>
   /** A buffer's rows as the pieces to write as separate files (one piece when too small to split). */
   pieces<Row>(rows: Row[]): Row[][]
 }
@@ -31,8 +37,19 @@ export interface Split {
 export function writerSplit(workers: number): Split | undefined {
   const pool = encodePool(workers)
   if (!pool) return undefined
+  const waiting: (() => void)[] = []
+  let busy = 0
+  const release = () => {
+    busy--
+    waiting.shift()?.()
+  }
   return {
     writer: poolWriter(pool),
+    async acquire() {
+      while (busy >= 2 * pool.size) await new Promise<void>((resolve) => waiting.push(resolve))
+      busy++
+      return release
+    },
     pieces<Row>(rows: Row[]): Row[][] {
       const n = Math.max(1, Math.min(pool.size, Math.floor(rows.length / MIN_PIECE_ROWS)))
       if (n === 1) return [rows]

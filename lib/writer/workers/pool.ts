@@ -61,7 +61,13 @@ export class EncodePool {
       slot.jobs.set(id, { resolve, reject })
       if (slot.jobs.size === 1) slot.worker.ref()
       const transfer = ipc.byteOffset === 0 && ipc.byteLength === ipc.buffer.byteLength ? ipc : ipc.slice()
-      slot.worker.postMessage({ id, ipc: transfer, settings }, [transfer.buffer as ArrayBuffer])
+      try {
+        slot.worker.postMessage({ id, ipc: transfer, settings }, [transfer.buffer as ArrayBuffer])
+      } catch (err) {
+        slot.jobs.delete(id)
+        if (slot.jobs.size === 0) slot.worker.unref()
+        reject(err as Error)
+      }
     })
   }
 
