@@ -180,10 +180,11 @@ export const SETTINGS = {
   /**
    * Worker threads that encode the writer's Parquet files off the main thread (0 = off, on the
    * main thread as before). `auto`: 2 when the function has 2 or more vCPUs
-   * (`os.availableParallelism()`; Lambda gives 2 from 1,769 MB), else 0. Measured in
-   * docs/benchmarks.md ("Two workers").
+   * (`os.availableParallelism()`; Lambda gives 2 from 1,769 MB), else 0. Off by default: measured
+   * (docs/benchmarks.md "Two workers"), the threads add ~80 MB RSS and 0-6 % CPU for a wall-time
+   * gain that only shows with files to overlap and that this shared 2-core machine cannot confirm.
    */
-  FLOE_WRITER_WORKERS: z.union([z.literal('auto'), z.coerce.number().int().min(0).max(8)]).default('auto'),
+  FLOE_WRITER_WORKERS: z.union([z.literal('auto'), z.coerce.number().int().min(0).max(8)]).default(0),
   /** Parquet codec unless the table sets write.parquet.compression-codec. */
   FLOE_PARQUET_COMPRESSION: z.enum(['zstd', 'snappy', 'gzip', 'lz4', 'uncompressed']).default('zstd'),
   /**
