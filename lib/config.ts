@@ -4,6 +4,7 @@
  * the variable and the bad value. Each limit says why its default is what it is; the README's
  * settings table is generated from the same facts (keep them in step).
  */
+import { availableParallelism } from 'node:os'
 import { RE2JS } from 're2js'
 import { z } from 'zod'
 import { checkPartitionBy, describeIssues, editDistance, HINT_TYPES, jsonPath, parseJsonText, unknownKey, type KnownKeys } from './config-check.js'
@@ -179,16 +180,18 @@ export const SETTINGS = {
    */
   FLOE_V8_SEMI_SPACE_MB: mb(8, 1, 256),
   /**
-   * V8's initial old-generation limit (--initial-old-space-size in NODE_OPTIONS; the maximum stays
-   * Lambda's 90 % of the function's memory). V8 otherwise starts at half the maximum, so a 1,769 MB
-   * function collects no old garbage before ~800 MB of it; 0 leaves V8's own start.
-   */
-  FLOE_V8_INITIAL_OLD_SPACE_MB: mb(32, 0, 10_240),
-  /**
    * Parquet files roll at this size. 128 MB is the Iceberg default target; a 6 MB MSK batch
    * rarely reaches it, so per-invocation files are bounded by the batch, not by this.
    */
   FLOE_TARGET_FILE_MB: mb(128),
+  /**
+   * Worker threads that encode the writer's Parquet files off the main thread (0 = off, on the
+   * main thread as before). `auto`: 2 when the function has 2 or more vCPUs
+   * (`os.availableParallelism()`; Lambda gives 2 from 1,769 MB), else 0. Off by default: measured
+   * (docs/benchmarks.md "Two workers"), the threads add ~80 MB RSS and 0-6 % CPU for a wall-time
+   * gain that only shows with files to overlap and that this shared 2-core machine cannot confirm.
+   */
+  FLOE_WRITER_WORKERS: z.union([z.literal('auto'), z.coerce.number().int().min(0).max(8)]).default(0),
   /** Parquet codec unless the table sets write.parquet.compression-codec. */
   FLOE_PARQUET_COMPRESSION: z.enum(['zstd', 'snappy', 'gzip', 'lz4', 'uncompressed']).default('zstd'),
   /**
@@ -382,6 +385,8 @@ export interface FloeConfig {
   registryTimeoutMs: number
   memoryBudgetBytes: number
   targetFileBytes: number
+  /** FLOE_WRITER_WORKERS resolved: Parquet-encode threads, 0 = encode on the main thread. */
+  writerWorkers: number
   parquetCompression: 'zstd' | 'snappy' | 'gzip' | 'lz4' | 'uncompressed'
   maxPendingBatches: number
   spillThresholdBytes: number
@@ -532,6 +537,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     registryTimeoutMs: p.FLOE_SCHEMA_REGISTRY_TIMEOUT_MS,
     memoryBudgetBytes: p.FLOE_MEMORY_BUDGET_MB * MB,
     targetFileBytes: p.FLOE_TARGET_FILE_MB * MB,
+    writerWorkers: p.FLOE_WRITER_WORKERS === 'auto' ? (availableParallelism() >= 2 ? 2 : 0) : p.FLOE_WRITER_WORKERS,
     parquetCompression: p.FLOE_PARQUET_COMPRESSION,
     maxPendingBatches: p.FLOE_MAX_PENDING_BATCHES,
     spillThresholdBytes: p.FLOE_SPILL_THRESHOLD_KB * 1024,

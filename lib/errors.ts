@@ -103,6 +103,17 @@ export class RegistryUnavailableError extends FloeError {
   }
 }
 
+/**
+ * A writer worker thread (FLOE_WRITER_WORKERS) died with work in flight: the invocation fails
+ * before anything is registered and the mapping retries the batch (retryable); the pool starts
+ * a new thread for the next one.
+ */
+export class WorkerCrashedError extends FloeError {
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super(message, { ...options, retryable: true })
+  }
+}
+
 export function isRetryable(err: unknown): boolean {
   return err instanceof FloeError && err.retryable
 }

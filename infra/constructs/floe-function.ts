@@ -1,7 +1,7 @@
 /**
  * A NodejsFunction with Floe's defaults baked in (Powertools example-app style): ARM64,
  * nodejs22.x, a log group with retention, source maps, ESM bundled by the local esbuild (no
- * Docker) with parquet-wasm's `.wasm` copied beside the bundle, and an execution role that
+ * Docker) with parquet-wasm's `.wasm` and the writer's encode worker beside the bundle, and an execution role that
  * starts empty. Access is added only through `bindX()` helpers, each of which grants what the
  * function needs AND sets the FLOE_* variable that tells it where to find it, so the two cannot
  * drift apart.
@@ -30,6 +30,23 @@ export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.
 export const PARQUET_WASM = createRequire(import.meta.url).resolve('parquet-wasm/node/parquet_wasm_bg.wasm')
 
 /**
+ * The writer's Parquet-encode worker thread (lib/writer/workers, FLOE_WRITER_WORKERS): a second
+ * esbuild entry, bundled as CommonJS (parquet-wasm's Node build included; `__dirname` finds the
+ * `.wasm` copied beside it) to `encode-worker.cjs` beside `index.mjs`, where the pool looks for it.
+ */
+export const ENCODE_WORKER = path.join(PROJECT_ROOT, 'lib/writer/workers/encode-worker.cjs')
+const ESBUILD = createRequire(import.meta.url).resolve('esbuild')
+
+/** esbuild options of the encode worker's bundle (also used by test/bench/memory.ts's bundled child). */
+export const ENCODE_WORKER_BUILD = { bundle: true, platform: 'node', format: 'cjs', target: 'node22', minify: true, logLevel: 'error' } as const
+
+/** The shell command that bundles the encode worker into `outputDir`. */
+export function encodeWorkerBundleCommand(outputDir: string): string {
+  const build = 'require(process.argv[1]).buildSync({ ...JSON.parse(process.argv[4]), entryPoints: [process.argv[2]], outfile: process.argv[3] })'
+  return `node -e "${build}" "${ESBUILD}" "${ENCODE_WORKER}" "${path.join(outputDir, 'encode-worker.cjs')}" '${JSON.stringify(ENCODE_WORKER_BUILD)}'`
+}
+
+/**
  * ESM output has no `require`, `__filename` or `__dirname`; CommonJS dependencies bundled into it
  * (parquet-wasm's Node build, the AWS SDK's lazy requires) expect them.
  */
@@ -44,16 +61,18 @@ export const ESM_BANNER = [
 
 /**
  * NODE_OPTIONS of a Floe function of `memoryMb`: source maps and V8's heap sizes from
- * FLOE_V8_SEMI_SPACE_MB and FLOE_V8_INITIAL_OLD_SPACE_MB (`settings`, else their defaults).
+ * FLOE_V8_SEMI_SPACE_MB (`settings`, else its default). Only V8 flags Node allows in NODE_OPTIONS
+ * (`--max-semi-space-size`, `--max-old-space-size`): any other makes Node refuse to start
+ * (`--initial-old-space-size= is not allowed in NODE_OPTIONS`), so every cold start would fail;
+ * test/infra/bundle.test.ts cold-starts the bundles with exactly this value.
  * Lambda's Node runtime adds --max-semi-space-size (5 % of the memory) and --max-old-space-size
  * (90 %) only when NODE_OPTIONS names neither, so naming the semi-space means naming the old
  * space too: kept at the runtime's 90 %. test/bench/memory.ts runs the writer with exactly this.
  */
 export function nodeOptions(memoryMb: number, settings: Record<string, string | undefined> = {}): string {
   const semi = SETTINGS.FLOE_V8_SEMI_SPACE_MB.parse(settings.FLOE_V8_SEMI_SPACE_MB)
-  const initialOld = SETTINGS.FLOE_V8_INITIAL_OLD_SPACE_MB.parse(settings.FLOE_V8_INITIAL_OLD_SPACE_MB)
   const old = memoryMb - Math.floor(memoryMb / 10)
-  return ['--enable-source-maps', `--max-semi-space-size=${semi}`, `--max-old-space-size=${old}`, ...(initialOld > 0 ? [`--initial-old-space-size=${Math.min(initialOld, old)}`] : [])].join(' ')
+  return ['--enable-source-maps', `--max-semi-space-size=${semi}`, `--max-old-space-size=${old}`].join(' ')
 }
 
 export interface FloeFunctionProps {
@@ -119,6 +138,7 @@ export class FloeFunction extends NodejsFunction {
           beforeInstall: () => [],
           afterBundling: (_inputDir: string, outputDir: string) => [
             `node -e "require('fs').copyFileSync(process.argv[1], process.argv[2])" "${PARQUET_WASM}" "${path.join(outputDir, 'parquet_wasm_bg.wasm')}"`,
+            encodeWorkerBundleCommand(outputDir),
           ],
         },
       },

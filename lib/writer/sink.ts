@@ -12,9 +12,11 @@
 import { encodeFile, type EncodedFile } from '../control/index.js'
 import type { PartitionTuple } from '../iceberg/types.js'
 import { BufferPool, partitionKeyOf, type BufferStats, type RowBuffer } from './buffers.js'
-import { dataFilePath, writeDataFile } from './files.js'
+import { dataFilePath, writeDataFile, type EncodedChunk } from './files.js'
 import type { TableSet } from './tables.js'
 import type { WriterDeps } from './types.js'
+// The two-worker split's seam (lib/writer/workers): where a buffer's Parquet bytes are made.
+import { writerSplit, type Split } from './workers/index.js'
 
 /** What a registration holds per written file besides its JSON text (keys, lengths, the array slot). */
 const FILE_OVERHEAD = 256
@@ -38,10 +40,13 @@ export class FileSink {
   readonly #paths: string[] = []
   readonly #files = new Map<string, EncodedFile[]>()
   #seq = 0
+  /** FLOE_WRITER_WORKERS: the container's encode threads (lib/writer/workers), undefined when off. */
+  readonly #split: Split | undefined
 
   constructor(opts: SinkOptions) {
     this.#opts = opts
     const { config } = opts.deps
+    this.#split = writerSplit(config.writerWorkers)
     this.#pool = new BufferPool({ budgetBytes: config.memoryBudgetBytes, targetFileBytes: config.targetFileBytes, flush: (b) => this.#write(b) })
   }
 
@@ -61,11 +66,36 @@ export class FileSink {
     return this.#paths
   }
 
-  /** Encode and write one buffer; returns the bytes it leaves held (see the module comment). */
+  /**
+   * Encode and write one buffer; returns the bytes it leaves held (see the module comment).
+   * Workers on (FLOE_WRITER_WORKERS): the buffer may be written as one file per worker; every
+   * piece's Arrow table is built here while the workers encode the pieces before it.
+   */
   async #write(buffer: RowBuffer<Record<string, unknown>>): Promise<number> {
+    const split = this.#split
+    if (!split) return this.#writeFile(buffer, this.#encode(buffer.table, buffer.rows))
+    const release = await split.acquire()
+    try {
+      const encoding = split.pieces(buffer.rows).map((rows) => this.#encode(buffer.table, rows, split.writer))
+      // Keep every encoding observed: one that fails while another is awaited is not unhandled.
+      for (const e of encoding) e.catch(() => undefined)
+      let held = 0
+      for (const chunk of encoding) held += await this.#writeFile(buffer, chunk)
+      return held
+    } finally {
+      release()
+    }
+  }
+
+  #encode(table: string, rows: Record<string, unknown>[], writer?: Split['writer']): Promise<EncodedChunk> {
+    const { tables } = this.#opts
+    return tables.encode(tables.get(table)!, rows, writer)
+  }
+
+  async #writeFile(buffer: RowBuffer<Record<string, unknown>>, encoding: Promise<EncodedChunk>): Promise<number> {
     const { deps, tables, writerId } = this.#opts
     const state = tables.get(buffer.table)!
-    const chunk = await tables.encode(state, buffer.rows)
+    const chunk = await encoding
     const path = dataFilePath(state.metadata, state.partitionPath(buffer.partition), writerId, this.#seq++, deps.config.objectStorageLayout)
     const file = encodeFile(await writeDataFile(deps.io, path, chunk, state.spec['spec-id'], buffer.partition))
     this.#paths.push(path)

@@ -20,7 +20,7 @@ import type { PartitionTuple } from '../iceberg/types.js'
 import type { KafkaRecord } from '../kafka/event.js'
 import { NEEDS_EXACT, type Coerced, type Coercer } from './columnar/coerce.js'
 import { exactJson } from './decode.js'
-import { encodeParquet } from './columnar/parquet.js'
+import { encodeParquet, type EncodeOptions } from './columnar/parquet.js'
 import type { EncodedChunk } from './files.js'
 import { KAFKA_COLUMN, kafkaParts } from './kafka-column.js'
 import { parseTableName } from './routing.js'
@@ -136,8 +136,9 @@ export class TableSet {
     }
   }
 
-  encode(state: TableState, rows: Record<string, unknown>[]): Promise<EncodedChunk> {
+  /** `writer`: where the Parquet bytes are made (lib/writer/workers), else on this thread. */
+  encode(state: TableState, rows: Record<string, unknown>[], writer?: EncodeOptions['writer']): Promise<EncodedChunk> {
     const compression = state.metadata.properties['write.parquet.compression-codec'] ?? this.#deps.config.parquetCompression
-    return encodeParquet(state.schema, rows, { compression, properties: state.metadata.properties })
+    return encodeParquet(state.schema, rows, { compression, properties: state.metadata.properties, writer })
   }
 }

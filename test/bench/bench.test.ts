@@ -19,6 +19,18 @@ describe('bench', () => {
       expect(t.perInvocation.s3.PUT).toBeGreaterThanOrEqual(1)
       expect(t.perInvocation.ddbRequests['ddb:TransactWriteItems']).toBe(1)
     }
+    // The two-worker rows: the same records with FLOE_WRITER_WORKERS 0 and 2, and one event's figures.
+    expect(r.workers!.flatMap((w) => w.rows.map((x) => [x.dataset, x.workers, x.records]))).toEqual([
+      ['narrow', 0, SIZES.smoke.narrowRecords],
+      ['narrow', 2, SIZES.smoke.narrowRecords],
+      ['wide', 0, SIZES.smoke.wideRecords],
+      ['wide', 2, SIZES.smoke.wideRecords],
+    ])
+    for (const w of r.workers!) {
+      expect(w.duckdbEvent.records).toBeGreaterThan(0)
+      for (const x of w.rows) expect(x.perEvent.wallMs * x.cpuMs).toBeGreaterThan(0)
+    }
+    expect(formatResults(r)).toContain('#### Two workers')
     expect(r.memory).toHaveLength(SIZES.smoke.memory.budgets.length)
     const m = r.memory[0]!
     expect(m.tables).toBe(SIZES.smoke.memory.tables)

@@ -15,6 +15,7 @@ import { benchCompactMemory, benchHistory, type CompactMemoryOptions, type Compa
 import { benchMemory, type MemoryResult } from './memory.js'
 import { profile, type ProfileSummary } from './profile.js'
 import { benchThroughput, profileWriter, type ThroughputResult } from './throughput.js'
+import { benchWorkers, workersTable, type WorkersResult } from './workers.js'
 
 export interface BenchSizes {
   mode: 'full' | 'quick' | 'smoke'
@@ -74,6 +75,8 @@ export interface BenchResults {
   loadAverageAtEnd: number[]
   sizes: BenchSizes
   throughput: ThroughputResult[]
+  /** FLOE_WRITER_WORKERS 0 and 2 over the same events (workers.ts). */
+  workers?: WorkersResult[]
   memory: MemoryResult[]
   commit: CommitResult[]
   cost: CostModel
@@ -104,13 +107,15 @@ export async function runBench(
 
     log(`throughput: ${sizes.narrowRecords} narrow records, ${sizes.wideRecords} wide (200-column) records, ${sizes.runs} runs each`)
     const throughput: ThroughputResult[] = []
+    const workers: WorkersResult[] = []
     for (const [name, count, make] of [
       ['narrow', sizes.narrowRecords, narrowRecord],
       ['wide', sizes.wideRecords, (i: number) => wideRecord(i)],
     ] as const) {
       const ds = makeDataset(name, count, make, { partitions: 4 })
       throughput.push(await benchThroughput(clients, tables, ds, sizes.runs, log))
-      partial({ mode: sizes.mode, machine: m, sizes, throughput })
+      workers.push(await benchWorkers(clients, tables, ds, sizes.runs, [0, 2], log))
+      partial({ mode: sizes.mode, machine: m, sizes, throughput, workers })
     }
 
     log(`memory: budgets ${sizes.memory.budgets.join(', ')} MB, ${sizes.memory.tables} tables × ${sizes.memory.slots} partition values`)
@@ -134,6 +139,7 @@ export async function runBench(
       loadAverageAtEnd: loadavg().map((l) => round(l, 2)),
       sizes,
       throughput,
+      workers,
       memory,
       commit,
       cost,
@@ -240,6 +246,10 @@ export function formatResults(r: BenchResults): string {
   const mm = r.machine
   out.push(`Machine: ${mm.cpuModel}, ${mm.cores} cores, ${mm.memoryGiB} GiB, Node ${mm.node}, ${mm.platform}; ${mm.date}; load average ${mm.loadAverage.join(' / ')} at start, ${r.loadAverageAtEnd.join(' / ')} at end. Mode: ${r.mode}; ${r.elapsedSeconds} s.`)
   out.push(formatThroughput(r.throughput))
+  if (r.workers?.length) {
+    out.push('', '#### Two workers (FLOE_WRITER_WORKERS; writeBatch as above; CPU of every thread of the process; one event = one ≤ 6 MB invocation, DuckDB over that event\'s records)', '')
+    out.push(pad(workersTable(r.workers)))
+  }
   out.push('', '#### Writer memory (one 6 MB event, 200 columns; child process per run)', '')
   const mt: (string | number)[][] = [['budget MB', 'records', 'tables', 'files', 'flushes budget/end', 'peakBufferedBytes MB', 'RSS before MB', 'peak RSS MB', 'after: JS heap / external MB', 'ms']]
   for (const x of r.memory) mt.push([x.budgetMB, x.records, x.tables, x.files, `${x.flushes.budget ?? 0}/${x.flushes.end ?? 0}`, round(x.peakBufferedBytes / 2 ** 20, 1), x.rssBeforeMB, x.peakRssMB, x.after ? `${x.after.heapUsedMB} / ${x.after.externalMB}` : '', x.ms])

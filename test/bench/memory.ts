@@ -16,7 +16,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { build } from 'esbuild'
-import { ESM_BANNER, nodeOptions, PARQUET_WASM } from '../../infra/constructs/floe-function.js'
+import { ENCODE_WORKER, ENCODE_WORKER_BUILD, ESM_BANNER, nodeOptions, PARQUET_WASM } from '../../infra/constructs/floe-function.js'
 import type { AwsClients } from '../../lib/clients.js'
 import { loadConfig } from '../../lib/config.js'
 import { createWriterDeps } from '../../functions/writer.js'
@@ -95,6 +95,8 @@ export async function bundleChild(dir: string): Promise<string> {
     logLevel: 'error',
   })
   copyFileSync(PARQUET_WASM, join(dir, 'parquet_wasm_bg.wasm'))
+  // FLOE_WRITER_WORKERS: the encode worker beside the bundle, as FloeFunction ships it.
+  await build({ ...ENCODE_WORKER_BUILD, entryPoints: [ENCODE_WORKER], outfile: join(dir, 'encode-worker.cjs') })
   return outfile
 }
 

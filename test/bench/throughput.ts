@@ -60,7 +60,7 @@ function cpuMsSince(start: NodeJS.CpuUsage): number {
   return (d.user + d.system) / 1000
 }
 
-interface Ctx {
+export interface Ctx {
   clients: AwsClients
   counter: RequestCounter
   controlTable: string
@@ -69,8 +69,18 @@ interface Ctx {
   stamp: string
 }
 
-/** One pass of the real writer path over every event; a fresh pipeline and table per run. */
-async function floeRun(ctx: Ctx, ds: Dataset, run: number, io: IoCounts): Promise<RunFigures & { parquetBytes: number; files: number }> {
+/**
+ * One pass of the real writer path over every event; a fresh pipeline and table per run.
+ * `settings`: extra FLOE_* settings (workers.ts: FLOE_WRITER_WORKERS); `perEvent`: each event's figures.
+ */
+export async function floeRun(
+  ctx: Ctx,
+  ds: Dataset,
+  run: number | string,
+  io: IoCounts,
+  settings: Record<string, string> = {},
+  perEvent?: (f: RunFigures) => void,
+): Promise<RunFigures & { parquetBytes: number; files: number }> {
   const table = `bench.${ds.name}_${ctx.stamp}_${run}`
   const config = loadConfig(
     {},
@@ -80,6 +90,7 @@ async function floeRun(ctx: Ctx, ds: Dataset, run: number, io: IoCounts): Promis
       FLOE_CONTROL_TABLE: ctx.controlTable,
       FLOE_CATALOG_TABLE: ctx.catalogTable,
       FLOE_ROUTES: JSON.stringify({ routes: [{ table }] }),
+      ...settings,
     },
   )
   const fileIO = countingIO(createFileIO(ctx.clients), io)
@@ -100,7 +111,9 @@ async function floeRun(ctx: Ctx, ds: Dataset, run: number, io: IoCounts): Promis
   const cpu = process.cpuUsage()
   const t0 = performance.now()
   for (const event of ds.events) {
+    const [ec, et] = [process.cpuUsage(), performance.now()]
     const r = await writeBatch(deps, event)
+    perEvent?.({ wallMs: performance.now() - et, cpuMs: cpuMsSince(ec) })
     if (r.outcome !== 'registered') throw new Error(`bench writer: outcome ${r.outcome}, dead letters ${r.deadLetters}`)
     if (r.deadLetters > 0) throw new Error(`bench writer: ${r.deadLetters} dead letters (${r.deadLetterPaths[0]})`)
     parquetBytes += r.bytesWritten
@@ -150,7 +163,7 @@ async function encodeRun(ds: Dataset): Promise<{ wallMs: number; stages: Record<
   return { wallMs: performance.now() - t0, stages }
 }
 
-async function duckdbRun(ndjson: string, out: string): Promise<RunFigures & { parquetBytes: number }> {
+export async function duckdbRun(ndjson: string, out: string): Promise<RunFigures & { parquetBytes: number }> {
   const instance = await DuckDBInstance.create(':memory:')
   const conn = await instance.connect()
   try {

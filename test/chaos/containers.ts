@@ -4,8 +4,11 @@
  * that one at the moment a request is seen.
  */
 import { fork, type ChildProcess } from 'node:child_process'
+import { copyFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { build } from 'esbuild'
+import { WORKER_SCRIPT } from '../../lib/writer/workers/pool.js'
 import { FaultProxy, type Rule } from './proxy.js'
 
 const SOURCE = fileURLToPath(new URL('./worker.ts', import.meta.url))
@@ -30,7 +33,11 @@ export function workerBundle(): Promise<string> {
     packages: 'external',
     outfile: BUNDLE,
     logLevel: 'warning',
-  }).then(() => BUNDLE)
+  }).then(() => {
+    // FLOE_WRITER_WORKERS: the writer's encode worker beside the bundle (packages load from node_modules, so as it is).
+    copyFileSync(WORKER_SCRIPT, join(dirname(BUNDLE), 'encode-worker.cjs'))
+    return BUNDLE
+  })
   return bundled
 }
 

@@ -15,6 +15,7 @@ import { promisify } from 'node:util'
 import { ListObjectsV2Command } from '@aws-sdk/client-s3'
 import { App } from 'aws-cdk-lib'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { nodeOptions } from '../../infra/constructs/floe-function.js'
 import { FloeStack } from '../../infra/floe-stack.js'
 import { createTestBucket, createTestCatalogTable, createTestControlTable, testAws, uniqueName } from '../helpers/aws.js'
 import { MINIMAL } from './stack-fixture.js'
@@ -50,6 +51,8 @@ async function coldStart(asset: string, event: unknown, env: Record<string, stri
   `
   const base: Record<string, string> = {}
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('FLOE_') && !k.startsWith('NODE_') && !k.startsWith('VITEST')) base[k] = v
+  // The NODE_OPTIONS the stack gives its functions: Node refuses to start on a flag it does not allow there.
+  base.NODE_OPTIONS = nodeOptions(1024)
   // Run outside the repository, so nothing resolves from its node_modules: the bundle stands alone.
   const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: tmpdir(), env: { ...base, ...env }, timeout: 120_000, maxBuffer: 16 * 1024 * 1024 })
   const line = stdout.split('\n').find((l) => l.startsWith('FLOE_SMOKE '))
@@ -58,9 +61,9 @@ async function coldStart(asset: string, event: unknown, env: Record<string, stri
 }
 
 describe('bundled Lambda assets', () => {
-  it('each bundle is ESM with parquet-wasm\'s wasm beside it and a source map', () => {
+  it('each bundle is ESM with parquet-wasm\'s wasm, the encode worker and a source map beside it', () => {
     for (const dir of Object.values(assets)) {
-      expect(['index.mjs', 'index.mjs.map', 'parquet_wasm_bg.wasm'].filter((f) => !existsSync(path.join(dir, f)))).toEqual([])
+      expect(['index.mjs', 'index.mjs.map', 'parquet_wasm_bg.wasm', 'encode-worker.cjs'].filter((f) => !existsSync(path.join(dir, f)))).toEqual([])
       expect(readFileSync(path.join(dir, 'index.mjs'), 'utf8').slice(0, 200)).toContain('createRequire')
     }
   })
@@ -83,7 +86,8 @@ describe('bundled Lambda assets', () => {
       FLOE_ROUTES: JSON.stringify({ defaultNamespace: 'smoke', routes: [{ table: '{topic}' }] }),
     }
     const event = JSON.parse(readFileSync(path.join(import.meta.dirname, '../events/msk-base.json'), 'utf8'))
-    const written = await coldStart(assets.Writer, event, { ...env, AWS_LAMBDA_FUNCTION_NAME: 'floe-smoke-writer' })
+    // Parquet encoded on the bundle's worker threads (encode-worker.cjs beside index.mjs).
+    const written = await coldStart(assets.Writer, event, { ...env, FLOE_WRITER_WORKERS: '2', AWS_LAMBDA_FUNCTION_NAME: 'floe-smoke-writer' })
     expect(written).toMatchObject({ loaded: true, ok: true, value: { recordsIn: 1, tables: [{ table: 'smoke.mytopic', rows: 1, files: 1 }] } })
     const listed = await aws.s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: 'warehouse/' }))
     expect((listed.Contents ?? []).filter((o) => o.Key?.endsWith('.parquet'))).toHaveLength(1)

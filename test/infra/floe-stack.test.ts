@@ -244,8 +244,8 @@ describe('FloeStack', () => {
 
   it('NODE_OPTIONS names V8\'s heap sizes (FLOE_V8_*), so Lambda\'s runtime does not size the young generation from the memory', () => {
     // Default writer: 1,024 MB; the old space stays the runtime's 90 %.
-    expect(fnEnv(minimal, 'Writer').NODE_OPTIONS).toBe('--enable-source-maps --max-semi-space-size=8 --max-old-space-size=922 --initial-old-space-size=32')
-    const tuned = synth({ ...MINIMAL, writerMemoryMb: 1_769, settings: { FLOE_V8_SEMI_SPACE_MB: '16', FLOE_V8_INITIAL_OLD_SPACE_MB: '0' } })
+    expect(fnEnv(minimal, 'Writer').NODE_OPTIONS).toBe('--enable-source-maps --max-semi-space-size=8 --max-old-space-size=922')
+    const tuned = synth({ ...MINIMAL, writerMemoryMb: 1_769, settings: { FLOE_V8_SEMI_SPACE_MB: '16' } })
     expect(fnEnv(tuned, 'Writer').NODE_OPTIONS).toBe('--enable-source-maps --max-semi-space-size=16 --max-old-space-size=1593')
   })
 

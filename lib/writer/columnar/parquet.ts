@@ -21,6 +21,21 @@ export interface EncodeOptions {
   properties?: Record<string, string>
   /** Most rows per row group (default: the Rust writer's, 1M). */
   rowGroupSize?: number
+  /**
+   * Writes the Arrow table as Parquet with these settings (default: parquet-wasm on this thread;
+   * lib/writer/workers: on a worker thread). The seam of the two-worker split.
+   */
+  writer?: (table: arrow.Table, settings: ParquetSettings) => Uint8Array | Promise<Uint8Array>
+}
+
+/** parquet-wasm writer settings as plain values (they cross to a worker thread as they are). */
+export interface ParquetSettings {
+  compression: Compression
+  createdBy: string
+  /** Top-level columns written with dictionary encoding; every other column is not. */
+  dictionary: string[]
+  rowGroupSize?: number
+  rowGroupBytes?: number
 }
 
 export interface EncodedParquet {
@@ -81,8 +96,8 @@ export async function encodeParquet(tableSchema: StructType, rows: Row[], opts: 
   const properties = opts.properties ?? NO_PROPERTIES
   const { schema, modes, build } = compiledFor(tableSchema, properties)
   const { table, stats } = build(rows)
-  const dictionary = dictionaryFromRows(schema, rows)
-  const written = writeArrowTable(table, { ...opts, compression: opts.compression ?? properties['write.parquet.compression-codec'] }, dictionary)
+  const settings = parquetSettings(table, { ...opts, compression: opts.compression ?? properties['write.parquet.compression-codec'] }, dictionaryFromRows(schema, rows))
+  const written = opts.writer ? await opts.writer(table, settings) : writeWithSettings(table, settings)
   const bytes = tagUuidColumns(written, uuidFieldIds(schema))
   const footer = parquetMetadata(bytes)
   return { bytes, recordCount: rows.length, metrics: columnMetrics(stats, footer, modes) }
@@ -169,17 +184,25 @@ function dictionaryFromRows(schema: StructType, rows: Row[]): string[] {
   return out
 }
 
+/** The writer settings for `table` (codec, dictionary columns — default dictionaryColumns' choice —, row-group bounds). */
+export function parquetSettings(table: arrow.Table, opts: EncodeOptions = {}, dictionary = dictionaryColumns(table)): ParquetSettings {
+  const settings: ParquetSettings = { compression: compressionOf(opts.compression), createdBy: 'floe (parquet-wasm)', dictionary }
+  if (opts.rowGroupSize !== undefined) settings.rowGroupSize = opts.rowGroupSize
+  const rgBytes = Number(opts.properties?.['write.parquet.row-group-size-bytes'])
+  if (Number.isInteger(rgBytes) && rgBytes > 0) settings.rowGroupBytes = rgBytes
+  return settings
+}
+
 /** Write an Arrow table as Parquet bytes with parquet-wasm (`dictionary`: the columns to dictionary-encode, default dictionaryColumns'). */
 export function writeArrowTable(table: arrow.Table, opts: EncodeOptions = {}, dictionary = dictionaryColumns(table)): Uint8Array {
-  let builder = new WriterPropertiesBuilder()
-    .setCompression(compressionOf(opts.compression))
-    .setCreatedBy('floe (parquet-wasm)')
-    .setDictionaryEnabled(false)
-  for (const name of dictionary) builder = builder.setColumnDictionaryEnabled(name, true)
-  if (opts.rowGroupSize !== undefined) builder = builder.setMaxRowGroupSize(opts.rowGroupSize)
-  const rgBytes = Number(opts.properties?.['write.parquet.row-group-size-bytes'])
-  if (Number.isInteger(rgBytes) && rgBytes > 0) builder = builder.setMaxRowGroupBytes(rgBytes)
-  const props = builder.build()
+  return writeWithSettings(table, parquetSettings(table, opts, dictionary))
+}
+
+function writeWithSettings(table: arrow.Table, s: ParquetSettings): Uint8Array {
+  let builder = new WriterPropertiesBuilder().setCompression(s.compression).setCreatedBy(s.createdBy).setDictionaryEnabled(false)
+  for (const name of s.dictionary) builder = builder.setColumnDictionaryEnabled(name, true)
+  if (s.rowGroupSize !== undefined) builder = builder.setMaxRowGroupSize(s.rowGroupSize)
+  if (s.rowGroupBytes !== undefined) builder = builder.setMaxRowGroupBytes(s.rowGroupBytes)
   // writeParquet takes ownership of (and frees) both wasm objects.
-  return writeParquet(WasmTable.fromIPCStream(arrow.tableToIPC(table, 'stream')), props)
+  return writeParquet(WasmTable.fromIPCStream(arrow.tableToIPC(table, 'stream')), builder.build())
 }
