@@ -111,9 +111,21 @@ export function serverProperties(port: number, controllerPort: number, logDir: s
   ].join('\n')}\n`
 }
 
+/**
+ * A Kafka cluster id: 16 random bytes as base64url, never starting with '-' (as Kafka's own
+ * Uuid.randomUuid ensures). The storage tool's argument parser takes `-t -abc…` for an option and
+ * refuses the format — one start in 64 failed so in CI.
+ */
+export function newClusterId(): string {
+  for (;;) {
+    const id = randomBytes(16).toString('base64url')
+    if (!id.startsWith('-')) return id
+  }
+}
+
 /** `kafka-storage format`: a new cluster id, the static quorum from the properties file. */
 function format(classpath: string, props: string): void {
-  const clusterId = randomBytes(16).toString('base64url')
+  const clusterId = newClusterId()
   const run = spawnSync('java', ['-Xmx256m', '-cp', classpath, 'kafka.tools.StorageTool', 'format', '-t', clusterId, '-c', props, '--ignore-formatted'], { encoding: 'utf8', timeout: 120_000 })
   if (run.status !== 0) throw new Error(`formatting the Kafka log directory failed (exit ${run.status ?? run.signal}):\n${`${run.stdout}${run.stderr}`.trim().slice(-3_000)}`)
 }
