@@ -3,12 +3,9 @@
  * per budget, commit cost against history size, the cost model and a CPU profile of the writer
  * path. `runBench(sizes)` returns one JSON-able result; `formatResults` renders the tables.
  */
-import { randomUUID } from 'node:crypto'
 import { loadavg } from 'node:os'
-import { ensureCatalogTable, ensureControlTable } from '../../lib/local/init.js'
-import { logger } from '../../lib/log.js'
 import { benchCommit, type CommitResult } from './commit.js'
-import { localAws, machine, round, type Machine } from './common.js'
+import { machine, round, withBenchTables, type Machine } from './common.js'
 import { costModel, PRICES, type CostModel } from './cost.js'
 import { makeDataset, narrowRecord, wideRecord } from './data.js'
 import { benchCompactMemory, benchHistory, type CompactMemoryOptions, type CompactMemoryResult, type HistoryRow } from './maintenance.js'
@@ -96,14 +93,8 @@ export async function runBench(
   const started = performance.now()
   const m = machine()
   log(`machine: ${m.cpuModel}, ${m.cores} cores, ${m.memoryGiB} GiB, node ${m.node}, load ${m.loadAverage.join(' ')}`)
-  // The handlers' structured logs would drown the output (children read the variable).
-  process.env.POWERTOOLS_LOG_LEVEL ??= 'ERROR'
-  if (!process.env.BENCH_VERBOSE) logger.setLogLevel('ERROR')
-  const { endpoints, clients } = await localAws()
-  const id = randomUUID().slice(0, 8)
-  const tables = { control: `bench-control-${id}`, catalog: `bench-iceberg-${id}` }
-  try {
-    await Promise.all([ensureControlTable(clients.ddb, tables.control), ensureCatalogTable(clients.ddb, tables.catalog)])
+  // The handlers' structured logs would drown the output: withBenchTables quiets them.
+  return withBenchTables('bench', async (clients, tables) => {
 
     log(`throughput: ${sizes.narrowRecords} narrow records, ${sizes.wideRecords} wide (200-column) records, ${sizes.runs} runs each`)
     const throughput: ThroughputResult[] = []
@@ -148,15 +139,7 @@ export async function runBench(
       ...maintenance,
       elapsedSeconds: round((performance.now() - started) / 1000, 1),
     }
-  } finally {
-    clients.ddb.destroy()
-    clients.s3.destroy()
-    // endpoints.stop() waits for unref'd children to exit: with nothing else holding the event
-    // loop, Node would exit 13 (unsettled top-level await) before they do. Hold it, briefly.
-    const hold = setInterval(() => undefined, 1000)
-    await Promise.race([endpoints.stop(), new Promise((r) => setTimeout(r, 15_000))])
-    clearInterval(hold)
-  }
+  })
 }
 
 /** The maintenance rows alone (file:// only, no endpoints): `npm run bench -- --only maintenance`. */
@@ -190,13 +173,7 @@ export function formatThroughput(throughput: ThroughputResult[]): string {
 export async function runThroughputBench(sizes: BenchSizes, log: (s: string) => void = () => undefined): Promise<ThroughputResult[]> {
   const m = machine()
   log(`machine: ${m.cpuModel}, ${m.cores} cores, ${m.memoryGiB} GiB, node ${m.node}, load ${m.loadAverage.join(' ')}`)
-  process.env.POWERTOOLS_LOG_LEVEL ??= 'ERROR'
-  if (!process.env.BENCH_VERBOSE) logger.setLogLevel('ERROR')
-  const { endpoints, clients } = await localAws()
-  const id = randomUUID().slice(0, 8)
-  const tables = { control: `bench-control-${id}`, catalog: `bench-iceberg-${id}` }
-  try {
-    await Promise.all([ensureControlTable(clients.ddb, tables.control), ensureCatalogTable(clients.ddb, tables.catalog)])
+  return withBenchTables('bench', async (clients, tables) => {
     const throughput: ThroughputResult[] = []
     for (const [name, count, make] of [
       ['narrow', sizes.narrowRecords, narrowRecord],
@@ -206,13 +183,7 @@ export async function runThroughputBench(sizes: BenchSizes, log: (s: string) => 
       throughput.push(await benchThroughput(clients, tables, makeDataset(name, count, make, { partitions: 4 }), sizes.runs, log))
     }
     return throughput
-  } finally {
-    clients.ddb.destroy()
-    clients.s3.destroy()
-    const hold = setInterval(() => undefined, 1000)
-    await Promise.race([endpoints.stop(), new Promise((r) => setTimeout(r, 15_000))])
-    clearInterval(hold)
-  }
+  })
 }
 
 /** Markdown of the maintenance rows. */
@@ -280,20 +251,8 @@ export function formatResults(r: BenchResults): string {
  * 10 snapshots of history, FLOE_COMMIT_MAX_BATCHES raised to the largest B so each is one snapshot).
  */
 export async function runCommitBench(batches: number[], log: (s: string) => void = () => undefined): Promise<CommitResult[]> {
-  process.env.POWERTOOLS_LOG_LEVEL ??= 'ERROR'
-  if (!process.env.BENCH_VERBOSE) logger.setLogLevel('ERROR')
-  const { endpoints, clients } = await localAws()
-  const id = randomUUID().slice(0, 8)
-  const tables = { control: `bench-control-${id}`, catalog: `bench-iceberg-${id}` }
-  try {
-    await Promise.all([ensureControlTable(clients.ddb, tables.control), ensureCatalogTable(clients.ddb, tables.catalog)])
+  return withBenchTables('bench', async (clients, tables) => {
     const env = { FLOE_COMMIT_MAX_BATCHES: String(Math.max(1000, ...batches)) }
-    return await benchCommit(clients, tables, { snapshots: [10], batches, runs: 1, env }, log)
-  } finally {
-    clients.ddb.destroy()
-    clients.s3.destroy()
-    const hold = setInterval(() => undefined, 1000)
-    await Promise.race([endpoints.stop(), new Promise((r) => setTimeout(r, 15_000))])
-    clearInterval(hold)
-  }
+    return benchCommit(clients, tables, { snapshots: [10], batches, runs: 1, env }, log)
+  })
 }

@@ -2,11 +2,14 @@
  * Shared bench plumbing: machine details, medians, local endpoints and request counting.
  * Not a test: used by `npm run bench` (test/bench/run.ts) and the smoke test.
  */
+import { randomUUID } from 'node:crypto'
 import { cpus, loadavg, totalmem } from 'node:os'
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb'
 import type { S3Client } from '@aws-sdk/client-s3'
 import { createClients, type AwsClients } from '../../lib/clients.js'
 import { LOCAL_CREDENTIALS, LOCAL_REGION, startLocalEndpoints, type LocalEndpoints } from '../../lib/local/endpoints.js'
+import { ensureCatalogTable, ensureControlTable } from '../../lib/local/init.js'
+import { logger } from '../../lib/log.js'
 
 export interface Machine {
   cpuModel: string
@@ -158,5 +161,30 @@ export function estimateWriteUnits(command: string, input: Record<string, unknow
     }
     default:
       return 0
+  }
+}
+
+/**
+ * Local endpoints, fresh control and catalog tables named `<prefix>-control-<id>` /
+ * `<prefix>-iceberg-<id>`, then `fn`; afterwards the clients are destroyed and the endpoints stopped.
+ * Quiets the handlers' logs (children read POWERTOOLS_LOG_LEVEL) unless BENCH_VERBOSE is set.
+ */
+export async function withBenchTables<T>(prefix: string, fn: (clients: AwsClients, tables: { control: string; catalog: string }) => Promise<T>): Promise<T> {
+  process.env.POWERTOOLS_LOG_LEVEL ??= 'ERROR'
+  if (!process.env.BENCH_VERBOSE) logger.setLogLevel('ERROR')
+  const { endpoints, clients } = await localAws()
+  const id = randomUUID().slice(0, 8)
+  const tables = { control: `${prefix}-control-${id}`, catalog: `${prefix}-iceberg-${id}` }
+  try {
+    await Promise.all([ensureControlTable(clients.ddb, tables.control), ensureCatalogTable(clients.ddb, tables.catalog)])
+    return await fn(clients, tables)
+  } finally {
+    clients.ddb.destroy()
+    clients.s3.destroy()
+    // endpoints.stop() waits for unref'd children to exit: with nothing else holding the event
+    // loop, Node would exit 13 (unsettled top-level await) before they do. Hold it, briefly.
+    const hold = setInterval(() => undefined, 1000)
+    await Promise.race([endpoints.stop(), new Promise((r) => setTimeout(r, 15_000))])
+    clearInterval(hold)
   }
 }
