@@ -5,24 +5,15 @@
  * per run), on local endpoints. Prints one line per budget: peak RSS and the writer's own
  * accounting peak (peakBufferedBytes), against FLOE_MEMORY_BUDGET_MB + 100 MB.
  */
-import { randomUUID } from 'node:crypto'
 import { parseArgs } from 'node:util'
-import { ensureCatalogTable, ensureControlTable } from '../../lib/local/init.js'
-import { logger } from '../../lib/log.js'
-import { localAws } from './common.js'
+import { withBenchTables } from './common.js'
 import { benchMemory, type NodeMode } from './memory.js'
 
 const { values } = parseArgs({
   options: { budgets: { type: 'string', default: '16,64,256' }, tables: { type: 'string', default: '50' }, slots: { type: 'string', default: '24' }, runs: { type: 'string', default: '1' }, 'function-mb': { type: 'string', default: '1769' }, modes: { type: 'string', default: 'floe' } },
 })
-process.env.POWERTOOLS_LOG_LEVEL ??= 'ERROR'
-logger.setLogLevel('ERROR')
 const log = (s: string) => console.error(`[${new Date().toISOString().slice(11, 19)}] ${s}`)
-const { endpoints, clients } = await localAws()
-const id = randomUUID().slice(0, 8)
-const tables = { control: `mem-control-${id}`, catalog: `mem-iceberg-${id}` }
-try {
-  await Promise.all([ensureControlTable(clients.ddb, tables.control), ensureCatalogTable(clients.ddb, tables.catalog)])
+await withBenchTables('mem', async (clients, tables) => {
   const opts = { budgets: values.budgets.split(',').map(Number), tables: Number(values.tables), slots: Number(values.slots), runs: Number(values.runs), functionMb: Number(values['function-mb']), modes: values.modes.split(',') as NodeMode[] }
   const results = await benchMemory(clients, tables, opts, log)
   for (const r of results) console.error(JSON.stringify(r))
@@ -35,10 +26,4 @@ try {
     const ok = r.peakRssMB <= bound ? '≤' : '>'
     console.log(`| ${r.budgetMB} | ${r.mode} | ${r.records} | ${r.tables} | ${r.files} | ${r.flushes.budget}/${r.flushes.end} | ${peak} | ${r.rssBeforeMB} | ${r.peakRssMB} | ${ok} ${bound} | ${r.peakRssMB - r.rssBeforeMB} | ${r.sampledPeakMB?.heapTotal} / ${r.sampledPeakMB?.external} / ${r.sampledPeakMB?.wasm} | ${r.ms} |`)
   }
-} finally {
-  clients.ddb.destroy()
-  clients.s3.destroy()
-  const hold = setInterval(() => undefined, 1000)
-  await Promise.race([endpoints.stop(), new Promise((r) => setTimeout(r, 15_000))])
-  clearInterval(hold)
-}
+})
