@@ -139,7 +139,7 @@ export async function benchMemory(
             BENCH_BUDGET_MB: String(budget),
             BENCH_TABLES: String(opts.tables),
             BENCH_SLOTS: String(opts.slots),
-            BENCH_PIPELINE: `mem-${stamp}-${budget}-${r}`,
+            BENCH_PIPELINE: `mem-${stamp}-${budget}-${mode}-${r}`,
             BENCH_WAREHOUSE: base.FLOE_WAREHOUSE,
             BENCH_CONTROL: tables.control,
             BENCH_CATALOG: tables.catalog,
