@@ -91,7 +91,8 @@ export async function bundleChild(dir: string): Promise<string> {
     banner: { js: ESM_BANNER },
     minify: true,
     keepNames: true,
-    sourcemap: false,
+    sourcemap: true,
+    sourcesContent: false,
     logLevel: 'error',
   })
   copyFileSync(PARQUET_WASM, join(dir, 'parquet_wasm_bg.wasm'))
