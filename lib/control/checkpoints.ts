@@ -2,10 +2,8 @@
  * Offset checkpoints: per (pipeline, topic, partition), the next offset a writer expects
  * (DESIGN.md invariant 2). Written only by registerBatches, inside its fenced transaction.
  */
-import { BatchGetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb'
-import { FloeError } from '../errors.js'
+import { ScanCommand } from '@aws-sdk/lib-dynamodb'
 import { batchGetAll } from './batch-get.js'
-import { wrapDynamoError } from './errors.js'
 import { pages } from './paging.js'
 import { checkpointKey, checkpointPrefix, partitionKey } from './keys.js'
 import type { ControlContext } from './types.js'

@@ -6,11 +6,10 @@
  */
 import { randomUUID } from 'node:crypto'
 import { GetCommand, ScanCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb'
 import { mapBounded } from '../concurrency.js'
 import { FencedError, ThrottledError } from '../errors.js'
 import { logger } from '../log.js'
-import { markPolicy, retry } from '../retry/index.js'
+import { isConditionFailed, markPolicy, retry } from '../retry/index.js'
 import { cancellationCodes, wrapDynamoError } from './errors.js'
 import { pages } from './paging.js'
 import { committedBatchKey, fenceKey, leaseKey, pendingBatchKey } from './keys.js'
@@ -27,8 +26,7 @@ export interface Lease {
   expiresAt: number
 }
 
-const isConditionFailure = (err: unknown) =>
-  err instanceof ConditionalCheckFailedException || (err as { name?: string })?.name === 'ConditionalCheckFailedException'
+const isConditionFailure = isConditionFailed
 
 /**
  * Copies of the lease's fencing token (`fence#<k>` items beside the lease item), rewritten by

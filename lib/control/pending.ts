@@ -1,5 +1,5 @@
 /** Reading pending batches back: which tables have work, what their batches cover, their files. */
-import { BatchGetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb'
+import { QueryCommand } from '@aws-sdk/lib-dynamodb'
 import { FloeError } from '../errors.js'
 import { dataFileFromJSON } from '../iceberg/datafile-json.js'
 import type { DataFile } from '../iceberg/types.js'

@@ -13,10 +13,7 @@
  * | replay marker | `replay#<pipeline>#<source id>` | `replay` |
  */
 import { createHash } from 'node:crypto'
-import { BatchGetCommand } from '@aws-sdk/lib-dynamodb'
-import { FloeError } from '../errors.js'
 import { batchGetAll } from './batch-get.js'
-import { wrapDynamoError } from './errors.js'
 import type { Key } from './keys.js'
 import type { ControlContext } from './types.js'
 

@@ -66,3 +66,6 @@ export function isNotFound(err: unknown): boolean {
   const name = errorName(err)
   return name === 'NoSuchKey' || name === 'NotFound' || statusOf(err) === 404
 }
+
+/** A DynamoDB condition expression failed (ConditionalCheckFailedException). */
+export const isConditionFailed = (err: unknown): boolean => errorName(err) === 'ConditionalCheckFailedException'

@@ -37,9 +37,9 @@ export interface RetryOptions {
   random?: () => number
 }
 
-/** Full jitter: a uniform wait in [0, min(cap, base · 2^retry)), `retry` counting from 0. */
-export function backoffMs(policy: RetryPolicy, retry: number, random: () => number = Math.random): number {
-  const ceiling = Math.min(policy.capMs, policy.baseMs * 2 ** retry)
+/** Full jitter: a uniform wait in [0, min(cap, base · 2^retry)), `retryIndex` counting from 0. */
+export function backoffMs(policy: RetryPolicy, retryIndex: number, random: () => number = Math.random): number {
+  const ceiling = Math.min(policy.capMs, policy.baseMs * 2 ** retryIndex)
   return ceiling > 0 ? ceiling * random() : 0
 }
 

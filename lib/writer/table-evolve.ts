@@ -35,9 +35,9 @@ export async function evolveTable(deps: WriterDeps, state: TableState, samples: 
     state.rejected = new Map([...plan.rejected].map(([value, reason]) => [bySample.get(value)!.record, reason]))
     let target = plan.target
     if (state.kafka.length && !hasKafkaColumn(target ?? state.schema)) {
-      const base = target ?? state.schema
-      const { field } = kafkaField(state.kafka, Math.max(state.metadata['last-column-id'], maxFieldId(base)) + 1, keyType(deps, samples))
-      target = { ...base, fields: [...base.fields, field] }
+      const schema = target ?? state.schema
+      const { field } = kafkaField(state.kafka, Math.max(state.metadata['last-column-id'], maxFieldId(schema)) + 1, keyType(deps, samples))
+      target = { ...schema, fields: [...schema.fields, field] }
     }
     if (target === undefined) return { plan: undefined }
     const metadata = addSchema(state.metadata, target)
