@@ -220,7 +220,7 @@ export const SETTINGS = {
   FLOE_COMMIT_RETRIES: int(10, 0, 100),
   /** First backoff after a conflict; doubles per retry with full jitter. */
   FLOE_COMMIT_BACKOFF_MS: int(100, 0, 60_000),
-  /** Ceiling of a catalog-conflict backoff (data, schema and maintenance commits). */
+  /** Ceiling of a catalog-conflict backoff (data and maintenance commits; the writer's schema commits reload at once). */
   FLOE_COMMIT_BACKOFF_MAX_MS: int(30_000, 0, 600_000),
   /** Rounds a control-table BatchGet re-asks for its UnprocessedKeys before failing retryably. */
   FLOE_CONTROL_READ_ROUNDS: int(8, 1, 100),
