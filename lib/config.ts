@@ -220,6 +220,16 @@ export const SETTINGS = {
   FLOE_COMMIT_RETRIES: int(10, 0, 100),
   /** First backoff after a conflict; doubles per retry with full jitter. */
   FLOE_COMMIT_BACKOFF_MS: int(100, 0, 60_000),
+  /** Ceiling of a catalog-conflict backoff (data and maintenance commits; the writer's schema commits reload at once). */
+  FLOE_COMMIT_BACKOFF_MAX_MS: int(30_000, 0, 600_000),
+  /** Rounds a control-table BatchGet re-asks for its UnprocessedKeys before failing retryably. */
+  FLOE_CONTROL_READ_ROUNDS: int(8, 1, 100),
+  /** First backoff of a control-table retry (UnprocessedKeys, a cancelled mark transaction); doubles with full jitter. */
+  FLOE_CONTROL_BACKOFF_MS: int(50, 0, 60_000),
+  /** Ceiling of a control-table backoff. */
+  FLOE_CONTROL_BACKOFF_MAX_MS: int(1_000, 0, 600_000),
+  /** Retries of a mark-committed transaction cancelled for another reason than the lease fence (throttling, a transaction conflict). */
+  FLOE_MARK_RETRIES: int(5, 0, 100),
   /** Tables committed in parallel by one committer invocation. */
   FLOE_COMMIT_CONCURRENCY: int(4, 1, 64),
   /**
@@ -264,6 +274,8 @@ export const SETTINGS = {
   FLOE_EXPIRE_MAX_SNAPSHOTS: int(2_000, 0, 1_000_000),
   /** Orphan cleanup leaves files younger than this: a writer may still be registering them. */
   FLOE_ORPHAN_HORIZON_HOURS: int(24, 1, 8_760),
+  /** Reads of a table's pending file lists orphan cleanup tries while batches commit under it. */
+  FLOE_ORPHAN_PENDING_READ_ATTEMPTS: int(5, 1, 100),
   /**
    * Input bytes compaction rewrites per table per maintenance run. 1 GB at the tens of MB/s one
    * Lambda core decodes and encodes Parquet is a few minutes: well inside a 15-minute run; the
@@ -340,6 +352,10 @@ export const SETTINGS = {
    * segments (docs/writer.md), so the limit is about cost, not atomicity.
    */
   FLOE_MAX_TABLES_PER_BATCH: int(200, 1, 10_000),
+  /** Tries of one partition group's registration when another writer advanced part of it (checkpoints re-read each time). */
+  FLOE_WRITER_GROUP_ATTEMPTS: int(3, 1, 100),
+  /** Retries of a dead-letter replay chunk that raced another replay over the same sources. */
+  FLOE_REPLAY_RACE_RETRIES: int(3, 0, 100),
   /** Local runs from a Kafka broker (`floe start --kafka`): SASL mechanism for the user's broker. */
   FLOE_KAFKA_SASL_MECHANISM: z.enum(['plain', 'scram-sha-256', 'scram-sha-512']).optional(),
   /** Local runs: SASL username. */
@@ -395,6 +411,14 @@ export interface FloeConfig {
   commitMaxBytes: number
   commitRetries: number
   commitBackoffMs: number
+  commitBackoffMaxMs: number
+  controlReadRounds: number
+  controlBackoffMs: number
+  controlBackoffMaxMs: number
+  markRetries: number
+  orphanPendingReadAttempts: number
+  writerGroupAttempts: number
+  replayRaceRetries: number
   commitConcurrency: number
   pendingShards: number
   shardConcurrency: number
@@ -546,6 +570,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     commitMaxBytes: p.FLOE_COMMIT_MAX_MB * MB,
     commitRetries: p.FLOE_COMMIT_RETRIES,
     commitBackoffMs: p.FLOE_COMMIT_BACKOFF_MS,
+    commitBackoffMaxMs: p.FLOE_COMMIT_BACKOFF_MAX_MS,
+    controlReadRounds: p.FLOE_CONTROL_READ_ROUNDS,
+    controlBackoffMs: p.FLOE_CONTROL_BACKOFF_MS,
+    controlBackoffMaxMs: p.FLOE_CONTROL_BACKOFF_MAX_MS,
+    markRetries: p.FLOE_MARK_RETRIES,
+    orphanPendingReadAttempts: p.FLOE_ORPHAN_PENDING_READ_ATTEMPTS,
+    writerGroupAttempts: p.FLOE_WRITER_GROUP_ATTEMPTS,
+    replayRaceRetries: p.FLOE_REPLAY_RACE_RETRIES,
     commitConcurrency: p.FLOE_COMMIT_CONCURRENCY,
     pendingShards: p.FLOE_PENDING_SHARDS,
     shardConcurrency: p.FLOE_SHARD_CONCURRENCY,

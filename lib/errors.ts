@@ -50,7 +50,13 @@ export class CommitConflictError extends FloeError {
   }
 }
 
-/** The commit may or may not have happened (timeout after sending); do not retry blindly. */
+/**
+ * The commit may or may not have happened (timeout after sending). Not retryable: retrying the
+ * same swap blindly could apply it twice. The reload-and-rebase loop (lib/catalog/rebase.ts)
+ * retries it only for a caller whose rebuild on the reloaded table sees whether it landed
+ * (`recheckUnknown`: the committer drops batches the table's offsets summary covers, maintenance
+ * re-plans against the live files); the writer's schema commit fails the batch with it.
+ */
 export class CommitStateUnknownError extends FloeError {}
 
 /** An Iceberg REST catalog refused or failed a request (HTTP status, the server's error type and message); 429 and 5xx reads are retryable. */
@@ -114,6 +120,7 @@ export class WorkerCrashedError extends FloeError {
   }
 }
 
+/** The one decision whether an error may be retried (lib/retry's loop asks nothing else). */
 export function isRetryable(err: unknown): boolean {
   return err instanceof FloeError && err.retryable
 }

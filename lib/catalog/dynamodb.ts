@@ -19,7 +19,8 @@ import { readTableMetadata } from '../iceberg/metadata-io.js'
 import type { MetadataCache } from './metadata-cache.js'
 import type { TableMetadata } from '../iceberg/types.js'
 import { CATALOG_TABLE } from './table-def.js'
-import { attemptsOf, definitelyRejected, deleteObsoleteMetadata, discardMetadataFile, errorName, writeCommitMetadata, writeInitialMetadata } from './metadata-files.js'
+import { attemptsOf, definitelyRejected, errorName, isConditionFailed } from '../retry/index.js'
+import { deleteObsoleteMetadata, discardMetadataFile, writeCommitMetadata, writeInitialMetadata } from './metadata-files.js'
 import { type Catalog, type CommitRequest, type CreateTableOptions, type LoadedTable, type TableId, tableName, validateNamespace, validateTableId } from './types.js'
 
 type Item = Record<string, AttributeValue>
@@ -92,7 +93,7 @@ export class DynamoDbCatalog implements Catalog {
     try {
       await this.ddb.send(new PutItemCommand({ TableName: this.table, Item: item, ConditionExpression: 'attribute_not_exists(v)' }))
     } catch (err) {
-      if (errorName(err) === 'ConditionalCheckFailedException') throw new AlreadyExistsError(`namespace '${namespace}' already exists in DynamoDB catalog ${this.table}`, { cause: err })
+      if (isConditionFailed(err)) throw new AlreadyExistsError(`namespace '${namespace}' already exists in DynamoDB catalog ${this.table}`, { cause: err })
       throw err
     }
   }
@@ -175,7 +176,7 @@ export class DynamoDbCatalog implements Catalog {
     try {
       await this.ddb.send(new PutItemCommand({ TableName: this.table, Item: item, ConditionExpression: 'attribute_not_exists(v)' }))
     } catch (err) {
-      if (errorName(err) === 'ConditionalCheckFailedException' && attemptsOf(err) <= 1) {
+      if (isConditionFailed(err) && attemptsOf(err) <= 1) {
         await discardMetadataFile(this.io, metadataLocation, tableName(id))
         throw new AlreadyExistsError(`table ${tableName(id)} already exists in DynamoDB catalog ${this.table}`, { cause: err })
       }
@@ -233,7 +234,7 @@ export class DynamoDbCatalog implements Catalog {
    * new file), CommitStateUnknownError when it may still land (and keeps the file).
    */
   private async resolveFailedSwap(table: string, id: TableId, err: unknown, newPath: string, version: AttributeValue): Promise<void> {
-    const conditional = errorName(err) === 'ConditionalCheckFailedException'
+    const conditional = isConditionFailed(err)
     if (conditional && attemptsOf(err) <= 1) {
       await discardMetadataFile(this.io, newPath, table)
       throw new CommitConflictError(`table ${table}: concurrent update detected (version ${version.S} changed)`, { cause: err })

@@ -18,6 +18,7 @@ export { PointerCachedCatalog, withPointerCache } from './pointer-cache.js'
 export { RestCatalog, type RestCatalogOptions } from './rest/catalog.js'
 export { bearerAuth, noAuth, oauth2Auth, sigV4Auth, signingNameFor, type RestAuth } from './rest/auth.js'
 export { createRestCatalog } from './rest/factory.js'
+export { commitWithRebase, type Rebased, type RebaseCatalog, type RebaseOptions, type RebaseResult } from './rebase.js'
 export { serveRest, type RestServerRequest, type RestServerResponse } from './rest-server/router.js'
 export { listenRest, type ServingRest } from './rest-server/listen.js'
 

@@ -65,27 +65,3 @@ export async function deleteObsoleteMetadata(io: FileIO, paths: string[], table:
     logger.warn('could not delete obsolete metadata files', { table, paths, error: String(err) })
   }
 }
-
-/** The SDK's attempt count for a failed request (more than one means an earlier attempt may have landed). */
-export function attemptsOf(err: unknown): number {
-  const meta = (err as { $metadata?: { attempts?: number } } | undefined)?.$metadata
-  return meta?.attempts ?? 1
-}
-
-/** HTTP status of a failed AWS request, if the service answered. */
-export function statusOf(err: unknown): number | undefined {
-  return (err as { $metadata?: { httpStatusCode?: number } } | undefined)?.$metadata?.httpStatusCode
-}
-
-export const errorName = (err: unknown): string => (err as { name?: string } | undefined)?.name ?? ''
-
-/**
- * Whether a failed request was definitely not applied: the service answered with a 4xx
- * rejection (not a throttle) on the only attempt. Timeouts, network errors, 5xx and retried
- * requests may have been applied.
- */
-export function definitelyRejected(err: unknown): boolean {
-  const status = statusOf(err)
-  const throttle = /Throttl|ProvisionedThroughputExceeded|RequestLimitExceeded|TooManyRequests/.test(errorName(err))
-  return attemptsOf(err) <= 1 && status !== undefined && status >= 400 && status < 500 && !throttle
-}

@@ -2,14 +2,15 @@
  * The commit protocol for one table (DESIGN.md invariant 3):
  * lease → pending batches (consistent, offset order) → load table → drop batches the table's
  * offsets already cover → append one snapshot → renew lease → catalog swap (on conflict: reload,
- * re-drop, rebase, retry with backoff) → mark batches committed (fenced by the lease epoch) →
+ * re-drop, rebase, retry with backoff: lib/catalog/rebase.ts under FLOE_COMMIT_* or the table's commit.retry.*) → mark batches committed (fenced by the lease epoch) →
  * release. A crash anywhere leaves either no snapshot (the batches stay pending) or a snapshot
  * whose summary covers the batches (the next run drops and marks them): never a second append.
  */
 import { randomUUID } from 'node:crypto'
 import { appendFiles } from '../iceberg/append.js'
 import { currentSnapshot } from '../iceberg/metadata.js'
-import type { DataFile } from '../iceberg/types.js'
+import type { DataFile, TableMetadata } from '../iceberg/types.js'
+import { commitWithRebase, type LoadedTable, type Rebased } from '../catalog/index.js'
 import { parseTableId, type TableId } from '../catalog/types.js'
 import { CommitConflictError, CommitStateUnknownError, FloeError } from '../errors.js'
 import { logger, metrics, MetricUnit } from '../log.js'
@@ -17,7 +18,7 @@ import { acquireLease, markCommitted, releaseLease, renewLease, type CommittedMa
 import { loadBatchFiles, readPendingBatches } from '../control/pending.js'
 import { noteBacklog } from '../control/batches.js'
 import type { PendingBatch } from '../control/types.js'
-import { sleep } from '../control/errors.js'
+import { tableCommitPolicy } from '../retry/index.js'
 import {
   COMMIT_ID_KEY,
   committedOffsets,
@@ -130,6 +131,13 @@ interface AppendOutcome {
   commitId: string
 }
 
+/** The batches one attempt appends (or finds covered) on a fresh base. */
+interface Split {
+  todo: PendingBatch[]
+  covered: PendingBatch[]
+  coveringSnapshotId?: bigint
+}
+
 async function appendWithRetries(
   deps: CommitDeps,
   table: string,
@@ -139,63 +147,78 @@ async function appendWithRetries(
   opts: CommitOptions,
   result: TableCommitResult,
 ): Promise<AppendOutcome> {
-  const id = tableIdentifier(table)
-  const pipeline = deps.config.pipeline
   const commitId = randomUUID()
-  for (let attempt = 0; ; attempt++) {
-    const { metadata, metadataLocation } = await deps.catalog.loadTable(id)
-    const committed = committedOffsets(metadata, pipeline)
-    const todo: PendingBatch[] = []
-    const covered: PendingBatch[] = []
-    const replayed = selected.some((b) => b.replayId !== undefined) ? replayedIds(metadata) : new Set<string>()
-    for (const b of selected) {
-      if (b.replayId !== undefined) {
-        // Below the committed offsets by nature: in the table iff a snapshot names its replay id.
-        ;(replayed.has(b.replayId) ? covered : todo).push(b)
-        continue
-      }
-      const c = coverage(b.ranges, committed.offsets)
-      if (c === 'covered') covered.push(b)
-      else if (c === 'uncovered') todo.push(b)
-      else {
-        // Batches commit whole, so this means the summary was edited by hand or another pipeline shares the key.
-        throw new FloeError(
-          `table ${table}: pending batch ${b.batchId} is only partly covered by ${offsetsSummaryKey(pipeline)} of snapshot ${committed.snapshot?.['snapshot-id']} (ranges ${describeRanges(b)}); refusing to append part of it twice`,
-        )
-      }
-    }
-    const coveringSnapshotId = committed.snapshot?.['snapshot-id']
-    if (todo.length === 0) return { lease, appended: [], covered, coveringSnapshotId, commitId }
-    const newFiles = todo.flatMap((b) => files.get(b.batchId)!)
-    const summary: Record<string, string> = {
-      [offsetsSummaryKey(pipeline)]: formatOffsets(mergeOffsets(committed.offsets, todo)),
-      [COMMIT_ID_KEY]: commitId,
-    }
-    const validThrough = validThroughTs(todo)
-    if (validThrough !== undefined) summary[VALID_THROUGH_KEY] = String(validThrough)
-    const replayIds = [...new Set(todo.flatMap((b) => (b.replayId ? [b.replayId] : [])))]
-    if (replayIds.length > 0) summary[REPLAY_ID_KEY] = replayIds.sort().join(',')
-    const next = await appendFiles(deps.io, metadata, newFiles, { summary })
-    lease = await renewLease(deps.control, lease)
-    await opts.hooks?.beforeSwap?.({ table, attempt })
-    try {
-      await deps.catalog.commit(id, { base: metadataLocation, metadata: next, baseMetadata: metadata })
-      return { lease, appended: todo, covered, snapshotId: currentSnapshot(next)!['snapshot-id'], coveringSnapshotId, commitId }
-    } catch (err) {
-      // Unknown state is handled like a conflict: the reload shows whether our snapshot landed
-      // (its offsets then cover our batches), which is the point of carrying them in the summary.
-      if (!(err instanceof CommitConflictError || err instanceof CommitStateUnknownError)) throw err
+  const pipeline = deps.config.pipeline
+  const build = async ({ metadata }: LoadedTable): Promise<Rebased<Split>> => {
+    const split = splitCovered(table, pipeline, metadata, selected)
+    if (split.todo.length === 0) return { plan: split }
+    const newFiles = split.todo.flatMap((b) => files.get(b.batchId)!)
+    const summary = snapshotSummary(pipeline, committedOffsets(metadata, pipeline).offsets, split.todo, commitId)
+    return { plan: split, metadata: await appendFiles(deps.io, metadata, newFiles, { summary }) }
+  }
+  const { plan, committed } = await commitWithRebase(deps.catalog, tableIdentifier(table), build, {
+    policy: (first) => tableCommitPolicy(deps.config, first.metadata.properties, table),
+    beforeCommit: async (attempt) => {
+      lease = await renewLease(deps.control, lease)
+      await opts.hooks?.beforeSwap?.({ table, attempt })
+    },
+    // Unknown state is rechecked, not retried blindly: the reload shows whether our snapshot
+    // landed (its offsets then cover our batches, which `build` drops as covered), which is the
+    // point of carrying them in the summary.
+    recheckUnknown: true,
+    onRetry: (err, { attempt, delayMs }) => {
       result.conflicts++
-      metrics.addMetric(err instanceof CommitConflictError ? 'CommitConflicts' : 'CommitStateUnknown', MetricUnit.Count, 1)
-      if (attempt >= deps.config.commitRetries) {
-        throw new CommitConflictError(`table ${table}: still conflicting after ${attempt + 1} attempts; the next run resumes`, { cause: err })
-      }
+      metrics.addMetric(err instanceof CommitStateUnknownError ? 'CommitStateUnknown' : 'CommitConflicts', MetricUnit.Count, 1)
       metrics.addMetric('CommitRetries', MetricUnit.Count, 1)
-      const backoff = Math.min(30_000, deps.config.commitBackoffMs * 2 ** attempt) * Math.random()
-      logger.info('commit conflict: reloading and rebasing', { table, attempt, backoffMs: Math.round(backoff), error: (err as Error).message })
-      await sleep(backoff)
+      logger.info('commit conflict: reloading and rebasing', { table, attempt, backoffMs: Math.round(delayMs), error: err.message })
+    },
+    exhausted: (err, attempts) => {
+      result.conflicts++
+      metrics.addMetric(err instanceof CommitStateUnknownError ? 'CommitStateUnknown' : 'CommitConflicts', MetricUnit.Count, 1)
+      return new CommitConflictError(`table ${table}: still conflicting after ${attempts} attempts; the next run resumes`, { cause: err })
+    },
+  })
+  const { todo, covered, coveringSnapshotId } = plan
+  if (committed === undefined) return { lease, appended: [], covered, coveringSnapshotId, commitId }
+  return { lease, appended: todo, covered, snapshotId: currentSnapshot(committed.metadata)!['snapshot-id'], coveringSnapshotId, commitId }
+}
+
+/** The selected batches the table does not hold yet (todo) and those its snapshots already cover. */
+function splitCovered(table: string, pipeline: string, metadata: TableMetadata, selected: PendingBatch[]): Split {
+  const committed = committedOffsets(metadata, pipeline)
+  const todo: PendingBatch[] = []
+  const covered: PendingBatch[] = []
+  const replayed = selected.some((b) => b.replayId !== undefined) ? replayedIds(metadata) : new Set<string>()
+  for (const b of selected) {
+    if (b.replayId !== undefined) {
+      // Below the committed offsets by nature: in the table iff a snapshot names its replay id.
+      ;(replayed.has(b.replayId) ? covered : todo).push(b)
+      continue
+    }
+    const c = coverage(b.ranges, committed.offsets)
+    if (c === 'covered') covered.push(b)
+    else if (c === 'uncovered') todo.push(b)
+    else {
+      // Batches commit whole, so this means the summary was edited by hand or another pipeline shares the key.
+      throw new FloeError(
+        `table ${table}: pending batch ${b.batchId} is only partly covered by ${offsetsSummaryKey(pipeline)} of snapshot ${committed.snapshot?.['snapshot-id']} (ranges ${describeRanges(b)}); refusing to append part of it twice`,
+      )
     }
   }
+  return { todo, covered, coveringSnapshotId: committed.snapshot?.['snapshot-id'] }
+}
+
+/** The new snapshot's summary: the merged offsets, the commit id, valid-through and replay ids. */
+function snapshotSummary(pipeline: string, offsets: ReturnType<typeof committedOffsets>['offsets'], todo: PendingBatch[], commitId: string): Record<string, string> {
+  const summary: Record<string, string> = {
+    [offsetsSummaryKey(pipeline)]: formatOffsets(mergeOffsets(offsets, todo)),
+    [COMMIT_ID_KEY]: commitId,
+  }
+  const validThrough = validThroughTs(todo)
+  if (validThrough !== undefined) summary[VALID_THROUGH_KEY] = String(validThrough)
+  const replayIds = [...new Set(todo.flatMap((b) => (b.replayId ? [b.replayId] : [])))]
+  if (replayIds.length > 0) summary[REPLAY_ID_KEY] = replayIds.sort().join(',')
+  return summary
 }
 
 function describeRanges(b: PendingBatch): string {

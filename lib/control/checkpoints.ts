@@ -2,17 +2,14 @@
  * Offset checkpoints: per (pipeline, topic, partition), the next offset a writer expects
  * (DESIGN.md invariant 2). Written only by registerBatches, inside its fenced transaction.
  */
-import { BatchGetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb'
-import { FloeError } from '../errors.js'
-import { sleep, wrapDynamoError } from './errors.js'
+import { ScanCommand } from '@aws-sdk/lib-dynamodb'
+import { batchGetAll } from './batch-get.js'
 import { pages } from './paging.js'
 import { checkpointKey, checkpointPrefix, partitionKey } from './keys.js'
 import type { ControlContext } from './types.js'
 
 /** BatchGetItem takes at most 100 keys. */
 const MAX_BATCH_GET = 100
-/** Rounds of UnprocessedKeys retries before giving up (each round backs off). */
-const MAX_UNPROCESSED_ROUNDS = 8
 
 /**
  * Read the checkpoints of the given partitions with consistent reads. The map has one entry per
@@ -27,25 +24,9 @@ export async function readCheckpoints(
   for (const p of partitions) result.set(partitionKey(p.topic, p.partition), undefined)
   const keys = [...new Map(partitions.map((p) => [partitionKey(p.topic, p.partition), checkpointKey(pipeline, p.topic, p.partition)])).values()]
   for (let i = 0; i < keys.length; i += MAX_BATCH_GET) {
-    let pending: Record<string, unknown>[] = keys.slice(i, i + MAX_BATCH_GET)
-    for (let round = 0; pending.length > 0; round++) {
-      if (round >= MAX_UNPROCESSED_ROUNDS) {
-        throw new FloeError(`control table ${ctx.table}: ${pending.length} checkpoint keys still unprocessed after ${round} rounds`, {
-          retryable: true,
-        })
-      }
-      if (round > 0) await sleep(Math.min(1000, 25 * 2 ** round) * Math.random())
-      let out
-      try {
-        out = await ctx.doc.send(new BatchGetCommand({ RequestItems: { [ctx.table]: { Keys: pending, ConsistentRead: true } } }))
-      } catch (err) {
-        throw wrapDynamoError(`reading checkpoints from ${ctx.table}`, err)
-      }
-      for (const item of out.Responses?.[ctx.table] ?? []) {
-        result.set(partitionKey(item.topic as string, item.partition as number), BigInt(item.next as string))
-      }
-      pending = (out.UnprocessedKeys?.[ctx.table]?.Keys as Record<string, unknown>[] | undefined) ?? []
-    }
+    await batchGetAll(ctx, keys.slice(i, i + MAX_BATCH_GET), { what: 'checkpoint keys', reading: 'reading checkpoints' }, (item) => {
+      result.set(partitionKey(item.topic as string, item.partition as number), BigInt(item.next as string))
+    })
   }
   return result
 }

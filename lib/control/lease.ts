@@ -6,11 +6,11 @@
  */
 import { randomUUID } from 'node:crypto'
 import { GetCommand, ScanCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb'
 import { mapBounded } from '../concurrency.js'
 import { FencedError, ThrottledError } from '../errors.js'
 import { logger } from '../log.js'
-import { cancellationCodes, sleep, wrapDynamoError } from './errors.js'
+import { isConditionFailed, markPolicy, retry } from '../retry/index.js'
+import { cancellationCodes, wrapDynamoError } from './errors.js'
 import { pages } from './paging.js'
 import { committedBatchKey, fenceKey, leaseKey, pendingBatchKey } from './keys.js'
 import type { ControlContext, PendingBatch } from './types.js'
@@ -26,8 +26,7 @@ export interface Lease {
   expiresAt: number
 }
 
-const isConditionFailure = (err: unknown) =>
-  err instanceof ConditionalCheckFailedException || (err as { name?: string })?.name === 'ConditionalCheckFailedException'
+const isConditionFailure = isConditionFailed
 
 /**
  * Copies of the lease's fencing token (`fence#<k>` items beside the lease item), rewritten by
@@ -229,22 +228,28 @@ function markItems(ctx: ControlContext, lease: Lease, chunk: CommittedMark[], no
   return items
 }
 
+/** A cancellation other than the fence (throttling, a conflicting transaction): retried under FLOE_MARK_RETRIES. */
+class MarkCancelled extends ThrottledError {}
+
 async function transactFenced(ctx: ControlContext, lease: Lease, items: Record<string, unknown>[]): Promise<void> {
   const token = randomUUID()
-  for (let attempt = 0; ; attempt++) {
-    try {
-      await ctx.doc.send(new TransactWriteCommand({ TransactItems: items as never, ClientRequestToken: token }))
-      return
-    } catch (err) {
-      const codes = cancellationCodes(err)
-      if (codes === undefined) throw wrapDynamoError(`marking batches of ${lease.table} committed`, err)
-      if (codes[0] === 'ConditionalCheckFailed') {
-        throw new FencedError(`table ${lease.table}: commit lease epoch ${lease.epoch} of ${lease.owner} was taken over; batches not marked`)
+  await retry(
+    async () => {
+      try {
+        await ctx.doc.send(new TransactWriteCommand({ TransactItems: items as never, ClientRequestToken: token }))
+      } catch (err) {
+        const codes = cancellationCodes(err)
+        if (codes === undefined) throw wrapDynamoError(`marking batches of ${lease.table} committed`, err)
+        if (codes[0] === 'ConditionalCheckFailed') {
+          throw new FencedError(`table ${lease.table}: commit lease epoch ${lease.epoch} of ${lease.owner} was taken over; batches not marked`)
+        }
+        throw new MarkCancelled(`marking batches of ${lease.table} committed: transaction cancelled (${codes.join(', ')})`, { cause: err })
       }
-      if (attempt >= 5) throw new ThrottledError(`marking batches of ${lease.table} committed: transaction cancelled (${codes.join(', ')})`, { cause: err })
-      await sleep(50 * 2 ** attempt * Math.random())
-    }
-  }
+    },
+    markPolicy(ctx.config),
+    // Only cancellations are this loop's: a throttled request already had the SDK's retries.
+    { when: (err) => err instanceof MarkCancelled, exhausted: (err) => new ThrottledError(err.message, { cause: err.cause }) },
+  )
 }
 
 /** Tables that ever had a commit lease in this pipeline (a Scan: for `floe status`, not the hot path). */

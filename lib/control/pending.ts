@@ -1,9 +1,10 @@
 /** Reading pending batches back: which tables have work, what their batches cover, their files. */
-import { BatchGetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb'
+import { QueryCommand } from '@aws-sdk/lib-dynamodb'
 import { FloeError } from '../errors.js'
 import { dataFileFromJSON } from '../iceberg/datafile-json.js'
 import type { DataFile } from '../iceberg/types.js'
-import { sleep, wrapDynamoError } from './errors.js'
+import { batchGetAll } from './batch-get.js'
+import { wrapDynamoError } from './errors.js'
 import { pages } from './paging.js'
 import { mapBounded } from '../concurrency.js'
 import { batchPartition, pendingBatchKey, pendingIndexPk, PENDING_INDEX, PENDING_PREFIX, shardRange } from './keys.js'
@@ -113,23 +114,10 @@ export async function loadBatchFiles(ctx: ControlContext, pipeline: string, batc
   const all = [...inline.values()]
   for (let i = 0; i < all.length; i += 100) groups.push(all.slice(i, i + 100))
   await mapBounded(groups, ctx.config.shardConcurrency, async (group) => {
-    let keys: Record<string, unknown>[] = group.map((b) => pendingBatchKey(pipeline, b.table, b.batchId, b.shard))
-    for (let round = 0; keys.length > 0; round++) {
-      if (round >= 8) throw new FloeError(`control table ${ctx.table}: ${keys.length} batch items still unprocessed after ${round} rounds`, { retryable: true })
-      if (round > 0) await sleep(Math.min(1000, 25 * 2 ** round) * Math.random())
-      let out
-      try {
-        out = await ctx.doc.send(
-          new BatchGetCommand({ RequestItems: { [ctx.table]: { Keys: keys, ConsistentRead: true, ProjectionExpression: 'batchId, filesJson' } } }),
-        )
-      } catch (err) {
-        throw wrapDynamoError(`reading batch file lists from ${ctx.table}`, err)
-      }
-      for (const item of out.Responses?.[ctx.table] ?? []) {
-        files.set(item.batchId as string, parseFiles(item.filesJson as string, inline.get(item.batchId as string)!))
-      }
-      keys = (out.UnprocessedKeys?.[ctx.table]?.Keys as Record<string, unknown>[] | undefined) ?? []
-    }
+    const keys = group.map((b) => pendingBatchKey(pipeline, b.table, b.batchId, b.shard))
+    await batchGetAll(ctx, keys, { what: 'batch items', reading: 'reading batch file lists', projection: 'batchId, filesJson' }, (item) => {
+      files.set(item.batchId as string, parseFiles(item.filesJson as string, inline.get(item.batchId as string)!))
+    })
   })
   for (const b of batches) {
     if (!files.has(b.batchId)) throw new FloeError(`table ${b.table}: pending batch ${b.batchId} vanished while reading its files (committed by another committer?)`, { retryable: true })

@@ -13,9 +13,7 @@
  * | replay marker | `replay#<pipeline>#<source id>` | `replay` |
  */
 import { createHash } from 'node:crypto'
-import { BatchGetCommand } from '@aws-sdk/lib-dynamodb'
-import { FloeError } from '../errors.js'
-import { sleep, wrapDynamoError } from './errors.js'
+import { batchGetAll } from './batch-get.js'
 import type { Key } from './keys.js'
 import type { ControlContext } from './types.js'
 
@@ -68,27 +66,16 @@ export async function readReplayMarkers(ctx: ControlContext, pipeline: string, s
   const out = new Map<string, MarkerItem>()
   const unique = [...new Set(sourceIds)]
   for (let i = 0; i < unique.length; i += 100) {
-    let keys: Record<string, unknown>[] = unique.slice(i, i + 100).map((id) => replayMarkerKey(pipeline, id))
-    for (let round = 0; keys.length > 0; round++) {
-      if (round >= 8) throw new FloeError(`control table ${ctx.table}: ${keys.length} replay markers still unprocessed after ${round} rounds`, { retryable: true })
-      if (round > 0) await sleep(Math.min(1000, 25 * 2 ** round) * Math.random())
-      let res
-      try {
-        res = await ctx.doc.send(new BatchGetCommand({ RequestItems: { [ctx.table]: { Keys: keys, ConsistentRead: true } } }))
-      } catch (err) {
-        throw wrapDynamoError(`reading replay markers from ${ctx.table}`, err)
-      }
-      for (const item of res.Responses?.[ctx.table] ?? []) {
-        out.set(item.sourceId as string, {
-          sourceId: item.sourceId as string,
-          source: item.source as string,
-          replayId: item.replayId as string,
-          createdAt: item.createdAt as number,
-          followUp: item.followUp as string | undefined,
-        })
-      }
-      keys = (res.UnprocessedKeys?.[ctx.table]?.Keys as Record<string, unknown>[] | undefined) ?? []
-    }
+    const keys = unique.slice(i, i + 100).map((id) => replayMarkerKey(pipeline, id))
+    await batchGetAll(ctx, keys, { what: 'replay markers', reading: 'reading replay markers' }, (item) => {
+      out.set(item.sourceId as string, {
+        sourceId: item.sourceId as string,
+        source: item.source as string,
+        replayId: item.replayId as string,
+        createdAt: item.createdAt as number,
+        followUp: item.followUp as string | undefined,
+      })
+    })
   }
   return out
 }

@@ -13,6 +13,7 @@ import {
   type S3Client,
 } from '@aws-sdk/client-s3'
 import { FileNotFoundError } from '../errors.js'
+import { isNotFound } from '../retry/index.js'
 import type { S3Location } from './s3.js'
 import type { FileSink } from './types.js'
 
@@ -25,8 +26,7 @@ export async function s3ReadRange(s3: S3Client, loc: S3Location, path: string, s
     const res = await s3.send(new GetObjectCommand({ Bucket: loc.bucket, Key: loc.key, Range: `bytes=${start}-${end - 1}` }))
     return await res.Body!.transformToByteArray()
   } catch (err) {
-    const e = err as { name?: string; $metadata?: { httpStatusCode?: number } }
-    if (e?.name === 'NoSuchKey' || e?.$metadata?.httpStatusCode === 404) throw new FileNotFoundError(path, { cause: err })
+    if (isNotFound(err)) throw new FileNotFoundError(path, { cause: err })
     throw err
   }
 }

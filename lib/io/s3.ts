@@ -9,6 +9,7 @@ import {
   type S3Client,
 } from '@aws-sdk/client-s3'
 import { FileNotFoundError } from '../errors.js'
+import { isNotFound } from '../retry/index.js'
 import type { FileInfo } from './types.js'
 
 /** DeleteObjects takes at most 1,000 keys per request. */
@@ -76,7 +77,3 @@ export async function* s3List(s3: S3Client, loc: S3Location, pageSize?: number):
   } while (token)
 }
 
-function isNotFound(err: unknown): boolean {
-  const e = err as { name?: string; $metadata?: { httpStatusCode?: number } }
-  return e?.name === 'NoSuchKey' || e?.name === 'NotFound' || e?.$metadata?.httpStatusCode === 404
-}

@@ -19,6 +19,7 @@ import {
 import { CreateBucketCommand, HeadBucketCommand, type S3Client } from '@aws-sdk/client-s3'
 import { CATALOG_TABLE } from '../catalog/table-def.js'
 import { CONTROL_TABLE } from '../control/table-def.js'
+import { errorName, statusOf } from '../retry/index.js'
 
 export type EnsureResult = 'created' | 'exists'
 
@@ -52,14 +53,14 @@ export async function ensureBucket(s3: S3Client, bucket: string): Promise<Ensure
     await s3.send(new HeadBucketCommand({ Bucket: bucket }))
     return 'exists'
   } catch (err) {
-    if (httpStatus(err) !== 404 && errName(err) !== 'NotFound' && errName(err) !== 'NoSuchBucket') throw err
+    if (statusOf(err) !== 404 && errorName(err) !== 'NotFound' && errorName(err) !== 'NoSuchBucket') throw err
   }
   try {
     await s3.send(new CreateBucketCommand({ Bucket: bucket }))
     return 'created'
   } catch (err) {
     // Someone (a parallel `floe init`) created it between our HEAD and our PUT.
-    if (errName(err) === 'BucketAlreadyOwnedByYou' || errName(err) === 'BucketAlreadyExists') return 'exists'
+    if (errorName(err) === 'BucketAlreadyOwnedByYou' || errorName(err) === 'BucketAlreadyExists') return 'exists'
     throw err
   }
 }
@@ -127,12 +128,4 @@ async function ensureTtl(ddb: DynamoDBClient, name: string, attribute: string): 
   const { TimeToLiveDescription: ttl } = await ddb.send(new DescribeTimeToLiveCommand({ TableName: name }))
   if (ttl?.TimeToLiveStatus === 'ENABLED' || ttl?.TimeToLiveStatus === 'ENABLING') return
   await ddb.send(new UpdateTimeToLiveCommand({ TableName: name, TimeToLiveSpecification: { AttributeName: attribute, Enabled: true } }))
-}
-
-function errName(err: unknown): string | undefined {
-  return (err as { name?: string })?.name
-}
-
-function httpStatus(err: unknown): number | undefined {
-  return (err as { $metadata?: { httpStatusCode?: number } })?.$metadata?.httpStatusCode
 }

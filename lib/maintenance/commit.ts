@@ -2,17 +2,16 @@
  * How maintenance changes a table: under the committer's per-table lease (lib/control/lease.ts),
  * so Floe's committer and maintenance never race each other, and through the catalog's
  * compare-and-swap, so an outside writer's commit is never overwritten: on a conflict the table
- * is reloaded and the change re-planned on the new base (`build` runs again), up to
- * FLOE_COMMIT_RETRIES times with the committer's backoff.
+ * is reloaded and the change re-planned on the new base (`build` runs again): the reload-and-
+ * rebase loop of lib/catalog (rebase.ts) under the committer's retry policy.
  */
 import { randomUUID } from 'node:crypto'
+import { commitWithRebase as rebase, type LoadedTable, type Rebased } from '../catalog/index.js'
 import { parseTableId } from '../catalog/types.js'
-import type { LoadedTable } from '../catalog/types.js'
 import { acquireLease, releaseLease, renewLease, type Lease } from '../control/lease.js'
-import { sleep } from '../control/errors.js'
-import { CommitConflictError, CommitStateUnknownError } from '../errors.js'
-import type { TableMetadata } from '../iceberg/types.js'
+import { CommitConflictError } from '../errors.js'
 import { logger, metrics, MetricUnit } from '../log.js'
+import { commitPolicy } from '../retry/index.js'
 import type { MaintenanceDeps } from './types.js'
 
 export interface LeaseHolder {
@@ -40,38 +39,34 @@ export async function withTableLease<T>(deps: MaintenanceDeps, table: string, fn
   }
 }
 
-export interface Planned<P> {
-  /** New metadata to swap in, or undefined when there is nothing (left) to do. */
-  metadata?: TableMetadata
-  plan: P
-}
+/** What one attempt's `build` returns: new metadata to swap in (or none: nothing left to do) and its plan. */
+export type Planned<P> = Rebased<P>
 
 /**
- * Load → build → renew lease → swap, retried on conflict. `build` gets each fresh base and
- * returns the new metadata (or none). Returns the last plan and whether it was committed.
+ * Load → build → renew lease → swap, retried on conflict (lib/catalog/rebase.ts, the committer's
+ * policy: FLOE_COMMIT_RETRIES, FLOE_COMMIT_BACKOFF_MS up to FLOE_COMMIT_BACKOFF_MAX_MS). `build`
+ * gets each fresh base and returns the new metadata (or none); a swap of unknown outcome is
+ * rechecked by re-planning on the reloaded base (compaction skips outputs that are already live).
+ * Returns the last plan and whether it was committed.
  */
-export async function commitWithRebase<P>(
+export async function commitUnderLease<P>(
   deps: MaintenanceDeps,
   table: string,
   holder: LeaseHolder,
   build: (base: LoadedTable, attempt: number) => Promise<Planned<P>>,
 ): Promise<{ plan: P; committed?: LoadedTable; base: LoadedTable; conflicts: number }> {
-  const id = parseTableId(table)
-  for (let attempt = 0; ; attempt++) {
-    const base = await deps.catalog.loadTable(id)
-    const { metadata, plan } = await build(base, attempt)
-    if (metadata === undefined) return { plan, base, conflicts: attempt }
-    await holder.renew()
-    try {
-      const committed = await deps.catalog.commit(id, { base: base.metadataLocation, metadata, baseMetadata: base.metadata })
-      return { plan, committed, base, conflicts: attempt }
-    } catch (err) {
-      if (!(err instanceof CommitConflictError || err instanceof CommitStateUnknownError)) throw err
+  const out = await rebase(deps.catalog, parseTableId(table), build, {
+    policy: commitPolicy(deps.config),
+    beforeCommit: () => holder.renew(),
+    recheckUnknown: true,
+    onRetry: (err, { attempt }) => {
       metrics.addMetric('MaintenanceConflicts', MetricUnit.Count, 1)
-      if (attempt >= deps.config.commitRetries) throw new CommitConflictError(`table ${table}: maintenance still conflicting after ${attempt + 1} attempts; the next run resumes`, { cause: err })
-      const backoff = Math.min(30_000, deps.config.commitBackoffMs * 2 ** attempt) * Math.random()
-      logger.info('maintenance commit conflict: reloading and re-planning', { table, attempt, error: (err as Error).message })
-      await sleep(backoff)
-    }
-  }
+      logger.info('maintenance commit conflict: reloading and re-planning', { table, attempt, error: err.message })
+    },
+    exhausted: (err, attempts) => {
+      metrics.addMetric('MaintenanceConflicts', MetricUnit.Count, 1)
+      return new CommitConflictError(`table ${table}: maintenance still conflicting after ${attempts} attempts; the next run resumes`, { cause: err })
+    },
+  })
+  return { plan: out.plan, committed: out.committed, base: out.base, conflicts: out.attempts - 1 }
 }

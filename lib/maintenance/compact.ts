@@ -29,7 +29,7 @@ import type { DataFile, TableMetadata } from '../iceberg/types.js'
 import { logger, metrics, MetricUnit } from '../log.js'
 import { parquetMetadataAsync } from 'hyparquet'
 import { IcebergError } from '../errors.js'
-import { commitWithRebase, type LeaseHolder } from './commit.js'
+import { commitUnderLease, type LeaseHolder } from './commit.js'
 import { partitionKeyOf, planCompaction, tableHealth, targetFileBytes, type CompactionGroup, type TableHealth } from './compact-plan.js'
 import { CompactionBudget, CompactionMemoryError } from './budget.js'
 import { CompactionUnsupportedError, rangedFile } from './read-rows.js'
@@ -115,7 +115,7 @@ export async function compactTable(deps: MaintenanceDeps, table: string, holder:
 
   let kept: Written[] = []
   let landed: Written[] = []
-  const outcome = await commitWithRebase(deps, table, holder, async (base) => {
+  const outcome = await commitUnderLease(deps, table, holder, async (base) => {
     const live = await liveEntries(deps.io, base.metadata, { content: 'all' })
     const livePaths = new Set(live.filter((e) => e.dataFile.content === 0).map((e) => e.dataFile.filePath))
     const withDeletes = new Set(live.filter((e) => e.dataFile.content !== 0).map((e) => partitionKeyOf(e.dataFile)))

@@ -22,7 +22,7 @@ import type { ManifestFile, Snapshot, TableMetadata } from '../iceberg/types.js'
 import type { FileIO } from '../io/types.js'
 import { mapBounded } from '../concurrency.js'
 import { logger, metrics, MetricUnit } from '../log.js'
-import { commitWithRebase, type LeaseHolder } from './commit.js'
+import { commitUnderLease, type LeaseHolder } from './commit.js'
 import { pendingFilesOf } from './orphans.js'
 import { normalizePath } from './references.js'
 import type { MaintenanceDeps } from './types.js'
@@ -55,7 +55,7 @@ export async function expireSnapshots(deps: MaintenanceDeps, table: string, hold
   const pending = new Set<string>()
   for (const pipeline of opts.pipelines ?? [deps.config.pipeline]) for (const p of await pendingFilesOf(deps, pipeline, table)) pending.add(normalizePath(p))
 
-  const { plan, committed, base } = await commitWithRebase(deps, table, holder, async (loaded) => {
+  const { plan, committed, base } = await commitUnderLease(deps, table, holder, async (loaded) => {
     const p = planExpiry(loaded.metadata, now, { maxSnapshots: deps.config.expireMaxSnapshots })
     return { plan: p, metadata: p.expired.length > 0 && !opts.dryRun ? p.metadata : undefined }
   })

@@ -9,7 +9,7 @@
 import { planManifestRewrite, rewriteManifests } from '../iceberg/rewrite-manifests.js'
 import { currentSnapshot } from '../iceberg/metadata.js'
 import { logger, metrics, MetricUnit } from '../log.js'
-import { commitWithRebase, type LeaseHolder } from './commit.js'
+import { commitUnderLease, type LeaseHolder } from './commit.js'
 import { floeSummary } from './compact.js'
 import type { MaintenanceDeps } from './types.js'
 
@@ -26,7 +26,7 @@ export interface ManifestRewriteResult {
 
 export async function rewriteTableManifests(deps: MaintenanceDeps, table: string, holder: LeaseHolder, opts: { dryRun?: boolean } = {}): Promise<ManifestRewriteResult> {
   const result: ManifestRewriteResult = { table, manifestsBefore: 0, manifestsReplaced: 0, manifestsCreated: 0, dryRun: opts.dryRun === true }
-  const outcome = await commitWithRebase(deps, table, holder, async (base) => {
+  const outcome = await commitUnderLease(deps, table, holder, async (base) => {
     const plan = await planManifestRewrite(deps.io, base.metadata)
     result.manifestsBefore = plan.manifests
     result.manifestsReplaced = plan.replaced.reduce((a, b) => a + b.length, 0)

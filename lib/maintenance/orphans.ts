@@ -19,16 +19,15 @@
  */
 import { parseTableId } from '../catalog/types.js'
 import { listPendingTables, loadBatchFiles, readPendingBatches } from '../control/pending.js'
-import { FloeError } from '../errors.js'
 import { metadataDir } from '../iceberg/metadata-io.js'
 import type { TableMetadata } from '../iceberg/types.js'
 import { logger, metrics, MetricUnit } from '../log.js'
+import { immediately, retry } from '../retry/index.js'
 import { normalizePath, referencedFiles } from './references.js'
 import type { MaintenanceDeps, OrphanOptions, OrphanResult } from './types.js'
 
 const METADATA_KINDS = /\.(metadata\.json|avro|puffin|stats)$/
 const DELETE_CHUNK = 1_000
-const PENDING_READ_ATTEMPTS = 5
 
 const trim = (s: string) => s.replace(/\/+$/, '')
 
@@ -104,16 +103,19 @@ export function scanPrefixes(md: Pick<TableMetadata, 'location' | 'properties'>)
 
 /** Every file of the table's pending batches of `pipeline`, re-read when a batch is committed mid-read. */
 export async function pendingFilesOf(deps: MaintenanceDeps, pipeline: string, table: string): Promise<string[]> {
-  for (let attempt = 1; ; attempt++) {
-    const batches = await readPendingBatches(deps.control, pipeline, table)
-    try {
+  let step: 'batches' | 'files' = 'batches'
+  return await retry(
+    async () => {
+      step = 'batches'
+      const batches = await readPendingBatches(deps.control, pipeline, table)
+      step = 'files'
       const files = await loadBatchFiles(deps.control, pipeline, batches)
       return [...files.values()].flat().map((f) => f.filePath)
-    } catch (err) {
-      // A batch committed (and its item deleted) between the two reads: read again.
-      if (!(err instanceof FloeError && err.retryable) || attempt >= PENDING_READ_ATTEMPTS) throw err
-    }
-  }
+    },
+    immediately(deps.config.orphanPendingReadAttempts),
+    // A batch committed (and its item deleted) between the two reads: read both again.
+    { when: () => step === 'files' },
+  )
 }
 
 async function deleteOrphans(deps: MaintenanceDeps, result: OrphanResult): Promise<void> {

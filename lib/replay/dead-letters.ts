@@ -21,6 +21,7 @@ import { FloeError } from '../errors.js'
 import { deadLetterLine, writeBatch, type DeadLetter, type DeadLetterLine } from '../writer/index.js'
 import { partitionKey } from '../kafka/event.js'
 import { logger } from '../log.js'
+import { immediately, retry } from '../retry/index.js'
 import { unreplayedFailedBatches } from './failed-batches.js'
 import { summarize, type ReplayDeps, type ReplayHooks, type ReplayRunResult, type SourceResult } from './types.js'
 
@@ -95,11 +96,23 @@ function matches(l: DeadLetterLine, opts: DeadLetterOptions): boolean {
   return opts.reasonMatch === undefined || opts.reasonMatch.test(l.reason)
 }
 
+/** Another replay registered one of these sources first (retryable: the markers are read again). */
+class ReplayRaced extends FloeError {
+  constructor(message: string) {
+    super(message, { retryable: true })
+  }
+}
+
 async function replayChunk(deps: ReplayDeps, chunk: Source[], opts: DeadLetterOptions): Promise<SourceResult[]> {
+  const results = new Map<string, SourceResult>()
+  await retry(() => replayAttempt(deps, chunk, opts, results), immediately(deps.config.replayRaceRetries + 1), { when: (err) => err instanceof ReplayRaced })
+  return chunk.map((s) => results.get(s.path)!)
+}
+
+/** One try at a chunk: what earlier runs replayed is finished, the rest written as one batch (ReplayRaced when another replay won). */
+async function replayAttempt(deps: ReplayDeps, chunk: Source[], opts: DeadLetterOptions, results: Map<string, SourceResult>): Promise<void> {
   const { config, control } = deps
   const base = (s: Source): SourceResult => ({ source: s.path, status: 'nothing-to-do', records: 1, replayed: 0, alreadyIn: 0, rows: 0, deadLetters: 0, replayId: s.sourceId })
-  const results = new Map<string, SourceResult>()
-  for (let attempt = 0; ; attempt++) {
     const markers = await readReplayMarkers(control, config.pipeline, chunk.map((s) => s.sourceId))
     // Replayed by an earlier run: finish its follow-up (the run may have been killed before it).
     for (const s of chunk.filter((c) => markers.has(c.sourceId))) {
@@ -107,10 +120,10 @@ async function replayChunk(deps: ReplayDeps, chunk: Source[], opts: DeadLetterOp
       results.set(s.path, { ...base(s), status: 'already-replayed' })
     }
     const todo = chunk.filter((s) => !results.has(s.path))
-    if (todo.length === 0) break
+    if (todo.length === 0) return
     if (opts.dryRun) {
       for (const s of todo) results.set(s.path, { ...base(s), status: 'would-replay', replayed: 1 })
-      break
+      return
     }
     const replayId = createHash('sha256').update(todo.map((s) => s.sourceId).join('\n')).digest('hex').slice(0, 40)
     const byRecord = new Map(todo.map((s) => [recordId(s.lines[0]!), s]))
@@ -134,8 +147,7 @@ async function replayChunk(deps: ReplayDeps, chunk: Source[], opts: DeadLetterOp
     })
     if (result.outcome === 'stale') {
       // Another replay registered one of these sources meanwhile: re-read the markers, retry the rest.
-      if (attempt >= 3) throw new FloeError(`dead-letter replay kept racing another replay over ${todo.length} sources (first ${todo[0]!.path})`, { retryable: true })
-      continue
+      throw new ReplayRaced(`dead-letter replay kept racing another replay over ${todo.length} sources (first ${todo[0]!.path})`)
     }
     const rows = new Map<string, number>()
     for (const t of result.tables) rows.set(t.table, t.rows)
@@ -145,9 +157,6 @@ async function replayChunk(deps: ReplayDeps, chunk: Source[], opts: DeadLetterOp
       results.set(s.path, { ...base(s), status: 'replayed', replayed: 1, deadLetters: again > 0 ? 1 : 0, rows: again > 0 && again >= s.lines.length ? 0 : 1 })
     }
     logger.info('dead letters replayed', { sources: todo.length, replayId, deadLetters: result.deadLetters })
-    break
-  }
-  return chunk.map((s) => results.get(s.path)!)
 }
 
 const recordId = (l: DeadLetterLine) => `${partitionKey(l.topic, l.partition)}@${l.offset}`

@@ -14,7 +14,8 @@
  * Returns a plain WriteResult.
  */
 import { randomUUID } from 'node:crypto'
-import { BatchDeferredError } from '../errors.js'
+import { BatchDeferredError, FencedError, FloeError } from '../errors.js'
+import { immediately, retry } from '../retry/index.js'
 import { maxTransactionItems } from '../control/batches.js'
 import { readCheckpoints } from '../control/checkpoints.js'
 import { eventPartitions, type EventPartition } from '../kafka/partitions.js'
@@ -26,9 +27,6 @@ import { checkBackpressure, decodeKeys, prepareTables } from './prepare.js'
 import { TableSet } from './tables.js'
 import type { BufferStats, FlushReason } from './buffers.js'
 import type { ReplayOptions, TableWriteResult, WriteResult, WriterDeps } from './types.js'
-
-/** Attempts per group when another writer advanced a checkpoint part of the way. */
-const MAX_GROUP_ATTEMPTS = 3
 
 export interface WriteOptions {
   /** Names files and the registration; the Lambda request id in production. */
@@ -95,6 +93,13 @@ interface GroupsDone {
   stats: BufferStats[]
 }
 
+/** Another writer advanced part of a group's partitions (retryable: checkpoints re-read, the rest written again). */
+class GroupOverlapped extends FloeError {
+  constructor(readonly fenced: FencedError) {
+    super(fenced.message, { cause: fenced, retryable: true })
+  }
+}
+
 /** Each group in turn, retried (checkpoints re-read, records decoded again) when another writer advanced part of it. */
 async function registerGroups(ctx: BatchContext, items: Item[], groups: Segment[][], read: Map<string, bigint | undefined>): Promise<GroupsDone> {
   const done: GroupsDone = { results: [], transactions: 0, anyStale: false, checkpoints: new Map(read), stats: [] }
@@ -103,28 +108,38 @@ async function registerGroups(ctx: BatchContext, items: Item[], groups: Segment[
     const inGroup = new Map(segments.map((s) => [s.key, s]))
     const ends = new Map(segments.filter((s) => s.until !== undefined).map((s) => [s.key, s.until!]))
     const own = items.filter((i) => inGroup.has(i.pkey) && inSegment(inGroup.get(i.pkey)!, i.record.offset))
-    for (let attempt = 1; ; attempt++) {
-      const cps = done.checkpoints
-      const fresh = own.filter((i) => !(i.record.offset >= 0n && (cps.get(i.pkey) ?? -1n) > i.record.offset))
-      if (fresh.length === 0 && !ctx.replay) break
-      if (attempt > 1) await redecode(ctx, fresh)
-      const g = await writeGroup({ ...ctx, items: fresh, keys, checkpoints: cps, ends })
-      done.stats.push(g.stats)
-      if (g.outcome === 'registered' || g.outcome === 'stale') done.transactions++
-      if (g.outcome === 'registered') {
-        done.results.push(g)
-        if (!ctx.replay) for (const [k, v] of g.next) cps.set(k, v)
-        break
-      }
-      await ctx.deps.io.deleteMany(g.paths)
-      if (g.outcome === 'stale') {
-        done.anyStale = true
-        break
-      }
-      if (attempt >= MAX_GROUP_ATTEMPTS) throw g.outcome
-      const again = await readCheckpoints(ctx.deps.control, ctx.deps.config.pipeline, keys.map((k) => ctx.byKey.get(k)!))
-      for (const [k, v] of again) cps.set(k, v)
-    }
+    const cps = done.checkpoints
+    await retry(
+      async (attempt) => {
+        const fresh = own.filter((i) => !(i.record.offset >= 0n && (cps.get(i.pkey) ?? -1n) > i.record.offset))
+        if (fresh.length === 0 && !ctx.replay) return
+        if (attempt > 0) await redecode(ctx, fresh)
+        const g = await writeGroup({ ...ctx, items: fresh, keys, checkpoints: cps, ends })
+        done.stats.push(g.stats)
+        if (g.outcome === 'registered' || g.outcome === 'stale') done.transactions++
+        if (g.outcome === 'registered') {
+          done.results.push(g)
+          if (!ctx.replay) for (const [k, v] of g.next) cps.set(k, v)
+          return
+        }
+        await ctx.deps.io.deleteMany(g.paths)
+        if (g.outcome === 'stale') {
+          done.anyStale = true
+          return
+        }
+        throw new GroupOverlapped(g.outcome)
+      },
+      immediately(ctx.deps.config.writerGroupAttempts),
+      {
+        when: (err) => err instanceof GroupOverlapped,
+        onRetry: async () => {
+          const again = await readCheckpoints(ctx.deps.control, ctx.deps.config.pipeline, keys.map((k) => ctx.byKey.get(k)!))
+          for (const [k, v] of again) cps.set(k, v)
+        },
+        // FLOE_WRITER_GROUP_ATTEMPTS overlaps: the invocation fails with the fence itself.
+        exhausted: (err) => (err as GroupOverlapped).fenced,
+      },
+    )
   }
   return done
 }

@@ -2,12 +2,14 @@
  * Evolving a table so this batch's records fit (./evolution.ts has the rules and sources), the
  * new schema committed through the catalog before any row is written. On CommitConflictError
  * (another writer, or an outside engine, changed the table first) reload and plan again on top
- * of their schema, so both changes land.
+ * of their schema, so both changes land (lib/catalog's reload-and-rebase loop).
  */
-import { CommitConflictError } from '../errors.js'
+import { commitWithRebase, type LoadedTable, type Rebased } from '../catalog/index.js'
+import type { TableMetadata } from '../iceberg/types.js'
 import { addSchema } from '../iceberg/metadata.js'
 import { applyColumnHints } from '../schema/hints.js'
 import { inferSchema } from '../schema/infer.js'
+import { immediately } from '../retry/index.js'
 import { maxFieldId } from '../schema/walk.js'
 import type { Coerced } from './columnar/coerce.js'
 import { evolutionInput, planEvolution, tableView } from './evolution.js'
@@ -27,26 +29,28 @@ export async function evolveTable(deps: WriterDeps, state: TableState, samples: 
   const maxDepth = config.limits.maxDepth
   const infer = (values: Record<string, unknown>[]) =>
     applyColumnHints(inferSchema(literalValues(deps, values.map((v) => bySample.get(v)!)), { maxDepth, formatVersion: state.metadata['format-version'] }), state.options.columns)
-  for (let attempt = 0; ; attempt++) {
+  const build = (base: LoadedTable, attempt: number): Rebased<TableMetadata | undefined> => {
+    if (attempt > 0) Object.assign(state, refreshed(state, base.metadata, base.metadataLocation))
     const plan = planEvolution(tableView(state), input, infer)
     state.rejected = new Map([...plan.rejected].map(([value, reason]) => [bySample.get(value)!.record, reason]))
     let target = plan.target
     if (state.kafka.length && !hasKafkaColumn(target ?? state.schema)) {
-      const base = target ?? state.schema
-      const { field } = kafkaField(state.kafka, Math.max(state.metadata['last-column-id'], maxFieldId(base)) + 1, keyType(deps, samples))
-      target = { ...base, fields: [...base.fields, field] }
+      const schema = target ?? state.schema
+      const { field } = kafkaField(state.kafka, Math.max(state.metadata['last-column-id'], maxFieldId(schema)) + 1, keyType(deps, samples))
+      target = { ...schema, fields: [...schema.fields, field] }
     }
-    if (target === undefined) return
+    if (target === undefined) return { plan: undefined }
     const metadata = addSchema(state.metadata, target)
-    try {
-      const { metadataLocation } = await catalog.commit(state.id, { base: state.metadataLocation, metadata })
-      Object.assign(state, refreshed(state, metadata, metadataLocation))
-      state.evolvedToSchemaId = state.schema['schema-id']
-      return
-    } catch (err) {
-      if (!(err instanceof CommitConflictError) || attempt >= config.commitRetries) throw err
-      const loaded = await catalog.loadTable(state.id)
-      Object.assign(state, refreshed(state, loaded.metadata, loaded.metadataLocation))
-    }
+    return { metadata, plan: metadata }
   }
+  // A conflict reloads and plans again at once (FLOE_COMMIT_RETRIES times): the batch waits on it.
+  // An unknown outcome is not rechecked: CommitStateUnknownError fails the batch, and the
+  // mapping's retry loads the table as it is.
+  const { plan: metadata, committed } = await commitWithRebase(catalog, state.id, build, {
+    policy: immediately(config.commitRetries + 1),
+    base: { metadata: state.metadata, metadataLocation: state.metadataLocation },
+  })
+  if (metadata === undefined || committed === undefined) return
+  Object.assign(state, refreshed(state, metadata, committed.metadataLocation))
+  state.evolvedToSchemaId = state.schema['schema-id']
 }

@@ -182,6 +182,49 @@ describe('commitTable', () => {
     expect(await countPendingBatches(t.deps.control, 'p1', name)).toBe(0)
   })
 
+  it('a swap whose outcome is unknown (it did not land) is rechecked on reload and appended once', async () => {
+    const t = await testCommit()
+    const { name } = await t.table()
+    const files = await t.register(name)
+    let lost = 0
+    const catalog = {
+      loadTable: t.catalog.loadTable.bind(t.catalog),
+      commit: async (...args: Parameters<typeof t.catalog.commit>) => {
+        if (lost++ === 0) throw new CommitStateUnknownError('connection reset before the catalog answered')
+        return await t.catalog.commit(...args)
+      },
+    }
+    const result = await commitTable({ ...t.deps, catalog }, name)
+    expect(result).toMatchObject({ status: 'committed', batches: 1, conflicts: 1 })
+    const { metadata } = await t.catalog.loadTable(parseTableId(name))
+    expect(metadata.snapshots).toHaveLength(1)
+    expect(sorted(await t.livePaths(name))).toEqual(sorted(files.map((f) => f.filePath)))
+  })
+
+  it("a table's commit.retry.num-retries bounds the committer's conflict retries", async () => {
+    const t = await testCommit({ commitRetries: 10 })
+    const { name } = await t.table()
+    const id = parseTableId(name)
+    const loaded = await t.catalog.loadTable(id)
+    await t.catalog.commit(id, { base: loaded.metadataLocation, metadata: { ...loaded.metadata, properties: { ...loaded.metadata.properties, 'commit.retry.num-retries': '1' } } })
+    await t.register(name)
+    let swaps = 0
+    const result = await commitTable(t.deps, name, {
+      hooks: {
+        beforeSwap: async () => {
+          swaps++
+          // Another engine commits between every load and swap.
+          const { metadata, metadataLocation } = await t.catalog.loadTable(id)
+          await t.catalog.commit(id, { base: metadataLocation, metadata: await appendFiles(t.deps.io, metadata, [fakeDataFile(metadata.location)]) })
+        },
+      },
+    })
+    expect(swaps).toBe(2)
+    expect(result.status).toBe('failed')
+    expect(result.error?.message).toBe(`table ${name}: still conflicting after 2 attempts; the next run resumes`)
+    expect(await countPendingBatches(t.deps.control, 'p1', name)).toBe(1)
+  })
+
   it('summary offsets are monotonic across 100 commits, through snapshots of other engines', async () => {
     const t = await testCommit()
     const { name, location } = await t.table()
