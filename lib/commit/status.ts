@@ -4,7 +4,7 @@
  * snapshot summary) against the writers' checkpoint — the lag in offsets between "written" and
  * "visible in the table".
  */
-import { parseTableId } from '../catalog/types.js'
+import { parseTableId } from '../catalog/index.js'
 import { listCheckpoints } from '../control/checkpoints.js'
 import { partitionKey } from '../control/keys.js'
 import { listLeasedTables } from '../control/lease.js'

@@ -6,7 +6,7 @@
  * FLOE_COMMIT_RETRIES times with the committer's backoff.
  */
 import { randomUUID } from 'node:crypto'
-import { parseTableId } from '../catalog/types.js'
+import { parseTableId } from '../catalog/index.js'
 import type { LoadedTable } from '../catalog/types.js'
 import { acquireLease, releaseLease, renewLease, type Lease } from '../control/lease.js'
 import { sleep } from '../control/errors.js'

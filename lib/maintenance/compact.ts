@@ -21,7 +21,7 @@
  *   covered check (docs/commit-protocol.md) still finds its offsets however old the append is.
  */
 import { randomUUID } from 'node:crypto'
-import { parseTableId } from '../catalog/types.js'
+import { parseTableId } from '../catalog/index.js'
 import { replaceDataFiles } from '../iceberg/replace.js'
 import { liveEntries } from '../iceberg/scan.js'
 import { currentSchema, currentSnapshot } from '../iceberg/metadata.js'
