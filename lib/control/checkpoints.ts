@@ -6,7 +6,8 @@ import { BatchGetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb'
 import { FloeError } from '../errors.js'
 import { sleep, wrapDynamoError } from './errors.js'
 import { pages } from './paging.js'
-import { checkpointKey, checkpointPrefix, partitionKey } from './keys.js'
+import { partitionKey } from '../kafka/index.js'
+import { checkpointKey, checkpointPrefix } from './keys.js'
 import type { ControlContext } from './types.js'
 
 /** BatchGetItem takes at most 100 keys. */

@@ -13,6 +13,7 @@
  * safe integer (beyond 2^53 it has already lost precision, so the record is flagged).
  */
 import { EventShapeError } from '../errors.js'
+import { partitionKey, splitPartitionKey } from './partition-key.js'
 
 export const KAFKA_EVENT_SOURCES = ['aws:kafka', 'SelfManagedKafka', 'aws:SelfManagedKafka'] as const
 
@@ -99,11 +100,6 @@ export function parseKafkaEvent(event: unknown): KafkaRecord[] {
   return out
 }
 
-/** `"<topic>-<partition>"`, the key the event and the control table use for a partition. */
-export function partitionKey(topic: string, partition: number): string {
-  return `${topic}-${partition}`
-}
-
 /** Parse one record; never throws. `groupKey` supplies topic/partition when the record lacks them. */
 export function parseRecord(raw: unknown, groupKey: string): KafkaRecord {
   return readRecord(raw, groupKey, splitGroupKey(groupKey), undefined)
@@ -170,11 +166,9 @@ function readRecord(raw: unknown, groupKey: string, fallback: { topic: string; p
   return record
 }
 
-/** Topic and partition from `"<topic>-<partition>"`: the partition is after the last dash. */
+/** Topic and partition from the group key `"<topic>-<partition>"` (partition -1 when it is not one). */
 function splitGroupKey(groupKey: string): { topic: string; partition: number } {
-  const m = /^(.*)-(\d{1,10})$/.exec(groupKey)
-  if (m && Number(m[2]) <= 2_147_483_647) return { topic: m[1]!, partition: Number(m[2]) }
-  return { topic: groupKey, partition: -1 }
+  return splitPartitionKey(groupKey) ?? { topic: groupKey, partition: -1 }
 }
 
 function parsePartition(v: unknown): number | undefined {

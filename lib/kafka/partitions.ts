@@ -2,7 +2,8 @@
  * Per-partition views of a parsed batch: which partitions it spans and which offsets it holds.
  * The writer reads the checkpoints of exactly these partitions before registering.
  */
-import { partitionKey, type KafkaRecord } from './event.js'
+import type { KafkaRecord } from './event.js'
+import { partitionKey } from './partition-key.js'
 
 export interface EventPartition {
   topic: string

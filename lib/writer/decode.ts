@@ -6,7 +6,7 @@
  */
 import { FloeError, RecordError } from '../errors.js'
 import { parseJsonObject, parseJsonObjectFast } from '../codec/json.js'
-import { partitionKey, type KafkaRecord } from '../kafka/event.js'
+import { partitionKey, type KafkaRecord } from '../kafka/index.js'
 import type { Schema } from '../schema/types.js'
 import type { DeadLetter } from './dead-letters.js'
 import { inspectRecord } from './guard.js'
