@@ -40,6 +40,15 @@ export interface KafkaRecord {
   error?: string
 }
 
+/**
+ * A tombstone: a record whose value is null (a delete marker on a compacted topic). It has no
+ * row to write; callers make it a dead letter so it is never silent. Takes the value, so a
+ * `false` narrows it to bytes.
+ */
+export function isTombstone(value: KafkaRecord['value']): value is null {
+  return value === null
+}
+
 export interface RawKafkaEvent {
   eventSource: (typeof KAFKA_EVENT_SOURCES)[number]
   eventSourceArn?: string

@@ -1,5 +1,5 @@
 /** Kafka event decoding at the Lambda boundary. */
-export { parseKafkaEvent, parseRecord, isKafkaEvent, parseOffset, decodeBase64, KAFKA_EVENT_SOURCES } from './event.js'
+export { parseKafkaEvent, parseRecord, isKafkaEvent, isTombstone, parseOffset, decodeBase64, KAFKA_EVENT_SOURCES } from './event.js'
 export type { KafkaRecord, KafkaHeader, RawKafkaEvent } from './event.js'
 export { partitionKey, parsePartitionKey } from './partition-key.js'
 export { eventPartitions, groupByPartition } from './partitions.js'

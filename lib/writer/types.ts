@@ -4,6 +4,7 @@
  * Connect's SinkWriter handing its coordinator (table, data files, offsets), never a record.
  */
 import type { TableId } from '../catalog/index.js'
+import type { DecodedKey, DecodedValue } from '../codec/index.js'
 import type { FloeConfig, ValueFormat } from '../config.js'
 import type { ControlContext } from '../control/types.js'
 import type { PartitionSpec, TableMetadata } from '../iceberg/types.js'
@@ -30,8 +31,6 @@ export interface WriterCatalog {
 }
 
 /** lib/codec's decoders (createDecoders). */
-export type DecodedValue = { ok: true; value: Record<string, unknown>; schema?: Schema } | { ok: false; reason: string }
-export type DecodedKey = { ok: true; value: unknown } | { ok: false; reason: string }
 export interface WriterDecoders {
   decodeValue(record: KafkaRecord): Promise<DecodedValue>
   /** Decode a key with its topic's key format. Optional: without it (and keyFormat) keys are never decoded. */
