@@ -66,7 +66,7 @@ describe('writer handler', () => {
     const handler = createWriterHandler({ ...s.deps, control: { ...s.control, table: 'no-such-control-table' } })
     const added = vi.spyOn(metrics, 'addMetric')
     try {
-      await expect(handler(kafkaEvent([{ topic: 'clicks', partition: 0, offset: 1, value: { a: 1 } }]), context('r'))).rejects.toThrow()
+      await expect(handler(kafkaEvent([{ topic: 'clicks', partition: 0, offset: 1, value: { a: 1 } }]), context('r'))).rejects.toThrow(/no-such-control-table/)
       expect(added.mock.calls.map(([name, unit]) => [name, unit])).toEqual([['WriteDuration', 'Milliseconds']])
     } finally {
       added.mockRestore()
