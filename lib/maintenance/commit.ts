@@ -12,7 +12,7 @@ import { acquireLease, releaseLease, renewLease, type Lease } from '../control/l
 import { sleep } from '../control/errors.js'
 import { CommitConflictError, CommitStateUnknownError } from '../errors.js'
 import type { TableMetadata } from '../iceberg/types.js'
-import { logger, metrics, MetricUnit } from '../log.js'
+import { emitMetrics, logger } from '../log.js'
 import type { MaintenanceDeps } from './types.js'
 
 export interface LeaseHolder {
@@ -67,7 +67,7 @@ export async function commitWithRebase<P>(
       return { plan, committed, base, conflicts: attempt }
     } catch (err) {
       if (!(err instanceof CommitConflictError || err instanceof CommitStateUnknownError)) throw err
-      metrics.addMetric('MaintenanceConflicts', MetricUnit.Count, 1)
+      emitMetrics({ MaintenanceConflicts: 1 })
       if (attempt >= deps.config.commitRetries) throw new CommitConflictError(`table ${table}: maintenance still conflicting after ${attempt + 1} attempts; the next run resumes`, { cause: err })
       const backoff = Math.min(30_000, deps.config.commitBackoffMs * 2 ** attempt) * Math.random()
       logger.info('maintenance commit conflict: reloading and re-planning', { table, attempt, error: (err as Error).message })
