@@ -14,7 +14,8 @@ import { logMetrics } from '@aws-lambda-powertools/metrics/middleware'
 import type { Context } from 'aws-lambda'
 import { createCatalog } from '../lib/catalog/index.js'
 import { createClients, type AwsClients } from '../lib/clients.js'
-import { runCommitter, type CommitRunResult } from '../lib/commit/committer.js'
+import { runCommitter } from '../lib/commit/committer.js'
+import { summarizeRun, type CommitterSummary } from '../lib/commit/summary.js'
 import type { CommitDeps } from '../lib/commit/types.js'
 import { loadConfig, type FloeConfig } from '../lib/config.js'
 import { createControlContext } from '../lib/control/context.js'
@@ -24,27 +25,6 @@ import { logger, metrics } from '../lib/log.js'
 export async function createCommitterDeps(config: FloeConfig, clients: AwsClients): Promise<CommitDeps> {
   const io = createFileIO(clients)
   return { config, io, catalog: await createCatalog(config, clients, io), control: createControlContext(config, clients.doc, io) }
-}
-
-/** The run's counts as they are, and its results as JSON (snapshot ids as strings, errors as text). */
-export type CommitterSummary = Omit<CommitRunResult, 'results'> & {
-  results: { table: string; status: string; snapshotId?: string; batches: number; alreadyCommitted: number; conflicts: number; error?: string }[]
-}
-
-export function summarizeRun(run: CommitRunResult): CommitterSummary {
-  const { results, ...counts } = run
-  return {
-    ...counts,
-    results: results.map((r) => ({
-      table: r.table,
-      status: r.status,
-      ...(r.snapshotId !== undefined ? { snapshotId: r.snapshotId.toString() } : {}),
-      batches: r.batches,
-      alreadyCommitted: r.alreadyCommitted,
-      conflicts: r.conflicts,
-      ...(r.error ? { error: `${r.error.name}: ${r.error.message}` } : {}),
-    })),
-  }
 }
 
 export function createCommitterHandler(deps: CommitDeps | (() => Promise<CommitDeps>)) {

@@ -25,79 +25,13 @@ import { loadConfig, type FloeConfig } from '../lib/config.js'
 import { createControlContext } from '../lib/control/context.js'
 import { createFileIO } from '../lib/io/index.js'
 import { logger, metrics } from '../lib/log.js'
-import { ALL_TASKS, runMaintenance, type MaintenanceRunResult, type MaintenanceTask } from '../lib/maintenance/run.js'
+import { eventOptions, maintenanceDeadline, summarizeMaintenance, type MaintenanceSummary } from '../lib/maintenance/invocation.js'
+import { runMaintenance } from '../lib/maintenance/run.js'
 import type { MaintenanceDeps } from '../lib/maintenance/types.js'
 
 export async function createMaintenanceDeps(config: FloeConfig, clients: AwsClients): Promise<MaintenanceDeps> {
   const io = createFileIO(clients)
   return { config, io, catalog: await createCatalog(config, clients, io), control: createControlContext(config, clients.doc, io) }
-}
-
-export interface MaintenanceEvent {
-  tables?: string[]
-  dryRun?: boolean
-  olderThanHours?: number
-  tasks?: MaintenanceTask[]
-}
-
-export interface MaintenanceSummary {
-  tables: number
-  failures: number
-  orphans: number
-  deleted: number
-  dryRun: boolean
-  filesCompacted: number
-  snapshotsExpired: number
-  bytesReclaimed: number
-  results: {
-    table: string
-    status: string
-    scanned?: number
-    orphans?: number
-    deleted?: number
-    young?: number
-    compacted?: number
-    smallFileRatio?: number
-    expired?: number
-    bytesReclaimed?: number
-    error?: string
-  }[]
-}
-
-export function summarizeMaintenance(run: MaintenanceRunResult, dryRun: boolean): MaintenanceSummary {
-  const rows = [...run.results]
-  if (run.spills || run.spillError) rows.push({ table: '_spill', status: run.spillError ? 'failed' : 'cleaned', orphans: run.spills, error: run.spillError })
-  return {
-    tables: run.tables,
-    failures: run.failures,
-    orphans: run.orphans,
-    deleted: run.deleted,
-    dryRun,
-    filesCompacted: run.filesCompacted,
-    snapshotsExpired: run.snapshotsExpired,
-    bytesReclaimed: run.bytesReclaimed,
-    results: rows.map((r) => ({
-      table: r.table,
-      status: r.status,
-      ...('compaction' in r && r.compaction ? { compacted: r.compaction.filesRewritten, smallFileRatio: r.compaction.health.smallFileRatio } : {}),
-      ...('expiry' in r && r.expiry ? { expired: r.expiry.snapshotsExpired, bytesReclaimed: r.expiry.bytesReclaimed } : {}),
-      ...(r.orphans ? { scanned: r.orphans.scanned, orphans: r.orphans.orphans.length, deleted: r.orphans.deleted, young: r.orphans.young } : {}),
-      ...(r.error ? { error: `${r.error.name}: ${r.error.message}` } : {}),
-    })),
-  }
-}
-
-const MIN_EVENT_HORIZON_HOURS = 1
-const DEADLINE_MARGIN_SHARE = 0.2
-const DEADLINE_MARGIN_MIN_MS = 30_000
-
-/** Options from a scheduled (`{}`) or hand-made event; anything else in the event is ignored. */
-export function eventOptions(event: unknown): { tables?: string[]; dryRun: boolean; olderThanMs?: number; tasks: MaintenanceTask[] } {
-  const e = (event && typeof event === 'object' ? event : {}) as MaintenanceEvent
-  const tables = Array.isArray(e.tables) && e.tables.every((t) => typeof t === 'string') ? e.tables : undefined
-  const hours = typeof e.olderThanHours === 'number' && Number.isFinite(e.olderThanHours) ? Math.max(MIN_EVENT_HORIZON_HOURS, e.olderThanHours) : undefined
-  const tasks = Array.isArray(e.tasks) ? ALL_TASKS.filter((t) => e.tasks!.includes(t)) : ALL_TASKS
-  return { tables, dryRun: e.dryRun === true, olderThanMs: hours === undefined ? undefined : hours * 3_600_000, tasks }
 }
 
 export function createMaintenanceHandler(deps: MaintenanceDeps | (() => Promise<MaintenanceDeps>)) {
@@ -107,8 +41,7 @@ export function createMaintenanceHandler(deps: MaintenanceDeps | (() => Promise<
     const d = await resolve()
     logger.appendKeys({ pipeline: d.config.pipeline })
     const opts = eventOptions(event)
-    const remaining = context?.getRemainingTimeInMillis?.()
-    const deadline = remaining === undefined ? undefined : Date.now() + remaining - Math.max(DEADLINE_MARGIN_MIN_MS, remaining * DEADLINE_MARGIN_SHARE)
+    const deadline = maintenanceDeadline(context?.getRemainingTimeInMillis?.())
     return summarizeMaintenance(await runMaintenance(d, { ...opts, deadline }), opts.dryRun)
   })
     .use(injectLambdaContext(logger, { resetKeys: true }))

@@ -15,7 +15,7 @@ import { logMetrics } from '@aws-lambda-powertools/metrics/middleware'
 import { createClients } from '../lib/clients.js'
 import { loadConfig, type FloeConfig } from '../lib/config.js'
 import { ConfigError } from '../lib/errors.js'
-import { logger, metrics, MetricUnit } from '../lib/log.js'
+import { emitMetrics, logger, metrics } from '../lib/log.js'
 import { replayDeadLetters, replayFailedBatches, type ReplayDeps, type ReplayRunResult } from '../lib/replay/index.js'
 import { createWriterDeps } from './writer.js'
 
@@ -59,9 +59,7 @@ export function createReplayHandler(deps: ReplayDeps | (() => Promise<ReplayDeps
     const d = await resolve()
     logger.appendKeys({ pipeline: d.config.pipeline })
     const run = await runReplayEvent(d, event)
-    metrics.addMetric('ReplayedSources', MetricUnit.Count, run.replayed)
-    metrics.addMetric('ReplayFailures', MetricUnit.Count, run.failures)
-    metrics.addMetric('ReplayedRows', MetricUnit.Count, run.rows)
+    emitMetrics({ ReplayedSources: run.replayed, ReplayFailures: run.failures, ReplayedRows: run.rows })
     logger.info('replay run', { kind: run.kind, dryRun: run.dryRun, sources: run.sources, replayed: run.replayed, alreadyReplayed: run.alreadyReplayed, failures: run.failures, rows: run.rows, deadLetters: run.deadLetters })
     return run
   })

@@ -16,12 +16,10 @@ import { createClients, type AwsClients } from '../lib/clients.js'
 import { createControlContext } from '../lib/control/context.js'
 import { createDecoders } from '../lib/codec/index.js'
 import { loadConfig, type FloeConfig } from '../lib/config.js'
-import { BackpressureError, BatchDeferredError } from '../lib/errors.js'
 import { createFileIO } from '../lib/io/index.js'
-import { logger, metrics, MetricUnit } from '../lib/log.js'
-import { compileRoutes } from '../lib/writer/routing.js'
-import { writeBatch } from '../lib/writer/pipeline.js'
-import type { WriteResult, WriterDeps } from '../lib/writer/types.js'
+import { describeEventPartitions } from '../lib/kafka/index.js'
+import { emitMetrics, logger, metrics } from '../lib/log.js'
+import { compileRoutes, reportWriteFailure, summarizeWrite, writeBatch, writeMetrics, type WriterDeps, type WriterSummary } from '../lib/writer/index.js'
 
 export type WriterHandlerDeps = Omit<WriterDeps, 'router'> & { router?: WriterDeps['router'] }
 
@@ -47,77 +45,20 @@ export function createWriterHandler(deps: WriterHandlerDeps | (() => Promise<Wri
   return middy(async (event: unknown, context: Context): Promise<WriterSummary> => {
     const d = await resolve()
     const started = Date.now()
-    logger.appendKeys({ pipeline: d.config.pipeline, partitions: describePartitions(event) })
+    logger.appendKeys({ pipeline: d.config.pipeline, partitions: describeEventPartitions(event) })
     try {
       const result = await writeBatch(d, event, { writerId: context?.awsRequestId })
-      record(result, Date.now() - started)
-      logger.info('batch written', { result: summarize(result) })
-      return summarize(result)
+      emitMetrics(writeMetrics(result, Date.now() - started))
+      const summary = summarizeWrite(result)
+      logger.info('batch written', { result: summary })
+      return summary
     } catch (err) {
-      metrics.addMetric('WriteDuration', MetricUnit.Milliseconds, Date.now() - started)
-      if (err instanceof BackpressureError) {
-        metrics.addMetric('BackpressureRejections', MetricUnit.Count, 1)
-        logger.warn('back pressure: the batch waits in Kafka', { error: err.message })
-      } else if (err instanceof BatchDeferredError) {
-        metrics.addMetric('BatchesDeferred', MetricUnit.Count, 1)
-        logger.warn('part of the batch registered; the rest waits for the next delivery', { error: err.message })
-      } else logger.error('batch failed', { error: err as Error })
+      reportWriteFailure(err, Date.now() - started)
       throw err
     }
   })
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(logMetrics(metrics))
-}
-
-export interface WriterSummary {
-  outcome: WriteResult['outcome']
-  recordsIn: number
-  deadLetters: number
-  dropped: number
-  belowCheckpoint: number
-  tables: { table: string; rows: number; files: number }[]
-}
-
-function summarize(r: WriteResult): WriterSummary {
-  return {
-    outcome: r.outcome,
-    recordsIn: r.recordsIn,
-    deadLetters: r.deadLetters,
-    dropped: r.dropped,
-    belowCheckpoint: r.belowCheckpoint,
-    tables: r.tables.map((t) => ({ table: t.table, rows: t.rows, files: t.files })),
-  }
-}
-
-function record(r: WriteResult, ms: number): void {
-  metrics.addMetric('RecordsIn', MetricUnit.Count, r.recordsIn)
-  metrics.addMetric('RecordsWritten', MetricUnit.Count, r.tables.reduce((n, t) => n + t.rows, 0))
-  metrics.addMetric('BytesWritten', MetricUnit.Bytes, r.bytesWritten)
-  metrics.addMetric('FilesWritten', MetricUnit.Count, r.tables.reduce((n, t) => n + t.files, 0))
-  metrics.addMetric('DeadLetters', MetricUnit.Count, r.deadLetters)
-  metrics.addMetric('RecordsDropped', MetricUnit.Count, r.dropped)
-  metrics.addMetric('RecordsBelowCheckpoint', MetricUnit.Count, r.belowCheckpoint)
-  metrics.addMetric('FlushesBudget', MetricUnit.Count, r.flushes.budget)
-  metrics.addMetric('FlushesTargetSize', MetricUnit.Count, r.flushes['target-size'])
-  metrics.addMetric('FlushesEnd', MetricUnit.Count, r.flushes.end)
-  metrics.addMetric('PeakBufferedBytes', MetricUnit.Bytes, r.peakBufferedBytes)
-  metrics.addMetric('WriteDuration', MetricUnit.Milliseconds, ms)
-}
-
-/**
- * `{ "topic-0": "15..42" }` for the log, read from the raw event without decoding it (the
- * records are sorted by writeBatch, not here); never throws — a bad event is reported by writeBatch.
- */
-function describePartitions(event: unknown): Record<string, string> | undefined {
-  const records = (event as { records?: unknown } | null)?.records
-  if (typeof records !== 'object' || records === null) return undefined
-  const out: Record<string, string> = {}
-  for (const [key, list] of Object.entries(records as Record<string, unknown>)) {
-    if (!Array.isArray(list) || list.length === 0) continue
-    const offsets = list.map((r) => String((r as { offset?: unknown })?.offset ?? '?'))
-    out[key] = `${offsets[0]}..${offsets.at(-1)} (${list.length})`
-  }
-  return out
 }
 
 const build = (config: FloeConfig): Promise<WriterDeps> =>

@@ -374,8 +374,6 @@ export const SETTINGS = {
   FLOE_KAFKA_RETRY_BACKOFF_MS: int(500, 10, 30_000),
   /** Local runs: JVM heap of the local Kafka broker. */
   FLOE_KAFKA_BROKER_HEAP_MB: int(512, 128, 8_192),
-  /** Test-only: Glue database for the live Glue catalog test; ignored at run time. */
-  FLOE_LIVE_GLUE_DATABASE: z.string().min(1).optional(),
 } as const
 
 export type SettingName = keyof typeof SETTINGS

@@ -21,7 +21,8 @@ import type { TableMetadata } from '../iceberg/types.js'
 import { CATALOG_TABLE } from './table-def.js'
 import { attemptsOf, definitelyRejected, errorName, isConditionFailed } from '../retry/index.js'
 import { deleteObsoleteMetadata, discardMetadataFile, writeCommitMetadata, writeInitialMetadata } from './metadata-files.js'
-import { type Catalog, type CommitRequest, type CreateTableOptions, type LoadedTable, type TableId, tableName, validateNamespace, validateTableId } from './types.js'
+import { type TableId, tableName, validateNamespace, validateTableId } from './identifier.js'
+import type { Catalog, CommitRequest, CreateTableOptions, LoadedTable } from './types.js'
 
 type Item = Record<string, AttributeValue>
 

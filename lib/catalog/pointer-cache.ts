@@ -15,7 +15,8 @@
  */
 import { CommitConflictError, CommitStateUnknownError } from '../errors.js'
 import type { TableMetadata } from '../iceberg/types.js'
-import type { Catalog, CommitRequest, CreateTableOptions, LoadedTable, TableId } from './types.js'
+import type { TableId } from './identifier.js'
+import type { Catalog, CommitRequest, CreateTableOptions, LoadedTable } from './types.js'
 
 export class PointerCachedCatalog implements Catalog {
   readonly #entries = new Map<string, { loaded: LoadedTable; at: number }>()

@@ -14,7 +14,8 @@
 import { CommitConflictError, CommitStateUnknownError, FloeError } from '../errors.js'
 import type { TableMetadata } from '../iceberg/index.js'
 import { retry, type RetryInfo, type RetryPolicy } from '../retry/index.js'
-import type { CommitRequest, LoadedTable, TableId } from './types.js'
+import type { CommitRequest, LoadedTable } from './types.js'
+import type { TableId } from './identifier.js'
 
 /** What the loop needs of a catalog (the writer's injected catalog is narrower than Catalog). */
 export interface RebaseCatalog {

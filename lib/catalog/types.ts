@@ -3,15 +3,9 @@
  * catalog maps a table identifier to the location of its current metadata file and swaps that
  * location atomically (compare-and-swap on what the caller read).
  */
-import { IcebergError } from '../errors.js'
 import type { Schema } from '../schema/types.js'
 import type { PartitionSpec, SortOrder, TableMetadata } from '../iceberg/types.js'
-
-/** `namespace` is one string (Iceberg Java joins multi-level namespaces with dots); `name` has no dot. */
-export interface TableId {
-  namespace: string
-  name: string
-}
+import type { TableId } from './identifier.js'
 
 export interface LoadedTable {
   metadata: TableMetadata
@@ -59,29 +53,4 @@ export interface Catalog {
    * caller must reload and check before retrying).
    */
   commit(id: TableId, req: CommitRequest): Promise<{ metadataLocation: string; metadata: TableMetadata }>
-}
-
-export const tableName = (id: TableId): string => `${id.namespace}.${id.name}`
-
-/** Parse `ns.table` (the last dot separates the name, as Iceberg Java's TableIdentifier.parse does). */
-export function parseTableId(text: string, defaultNamespace?: string): TableId {
-  const dot = text.lastIndexOf('.')
-  if (dot < 0) {
-    if (defaultNamespace === undefined) throw new IcebergError(`table '${text}' has no namespace (expected namespace.table)`)
-    return { namespace: defaultNamespace, name: text }
-  }
-  return validateTableId({ namespace: text.slice(0, dot), name: text.slice(dot + 1) })
-}
-
-/** Iceberg Java's rules (DynamoDbCatalog.validateTableIdentifier): non-empty namespace levels, no dot in the name. */
-export function validateTableId(id: TableId): TableId {
-  validateNamespace(id.namespace)
-  if (!id.name || id.name.includes('.')) throw new IcebergError(`table name '${id.name}' in namespace '${id.namespace}' must be non-empty and contain no dot`)
-  return id
-}
-
-export function validateNamespace(namespace: string): void {
-  if (!namespace || namespace.split('.').some((level) => level === '')) {
-    throw new IcebergError(`namespace '${namespace}' must be non-empty with no empty levels`)
-  }
 }

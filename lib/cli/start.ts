@@ -8,7 +8,7 @@
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs'
 import { relative, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
-import { createCatalog, listenRest } from '../catalog/index.js'
+import { createCatalog, listenRest, normalizeTableId } from '../catalog/index.js'
 import { createClients, endpointsFromEnv } from '../clients.js'
 import { loadConfig, parseRoutes, RoutesSchema, type FloeConfig, type Routes } from '../config.js'
 import { ConfigError } from '../errors.js'
@@ -240,14 +240,22 @@ function loadRoutes(file: string | undefined, custom: boolean): Routes {
   return parseRoutes(readFileSync(file, 'utf8'), `--routes ${file}`)
 }
 
+/** The namespaces the routes write, normalised as the writer names its tables (lib/catalog's normalizeTableId). */
 function namespacesOf(routes: Routes): string[] {
-  const out = new Set([routes.defaultNamespace])
-  const add = (t: string) => t.includes('.') && out.add(t.slice(0, t.indexOf('.')))
+  const out = new Set<string>()
+  const add = (t: string, ns = routes.defaultNamespace) => {
+    try {
+      out.add(normalizeTableId(t, ns).namespace)
+    } catch {
+      // a name with an empty part: the writer routes nothing there either
+    }
+  }
+  add('t') // a bare name: the default namespace
   for (const t of Object.keys(routes.tables)) add(t)
   for (const r of routes.routes) {
     if ('table' in r) add(r.table)
-    if ('match' in r) Object.keys(r.match).forEach(add)
-    if ('namespace' in r && r.namespace) out.add(r.namespace)
+    if ('match' in r) Object.keys(r.match).forEach((t) => add(t))
+    if ('namespace' in r && r.namespace) add('t', r.namespace)
   }
   if (typeof routes.unrouted === 'object') add(routes.unrouted.table)
   return [...out]

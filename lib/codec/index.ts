@@ -41,7 +41,7 @@
 import type { AwsClients } from '../clients.js'
 import type { FloeConfig, ValueFormat } from '../config.js'
 import { ConfigError, RecordError } from '../errors.js'
-import type { KafkaRecord } from '../kafka/event.js'
+import { isTombstone, type KafkaRecord } from '../kafka/index.js'
 import type { IcebergType, Schema } from '../schema/types.js'
 import type { CompiledAvro } from './avro.js'
 import type { EnvelopeResult } from './connect.js'
@@ -165,7 +165,7 @@ export function createDecoders(
 
     async decodeValue(record) {
       if (record.error !== undefined) return { ok: false, reason: record.error }
-      if (record.value === null) return { ok: false, reason: 'value is null (tombstone)', tombstone: true }
+      if (isTombstone(record.value)) return { ok: false, reason: 'value is null (tombstone)', tombstone: true }
       const format = select(record.topic, 'value')!
       const r = await decode(record.value, format, true)
       if (!r.ok) return { ...r, reason: `${format} value: ${r.reason}` }

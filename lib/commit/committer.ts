@@ -4,7 +4,7 @@
  * never a reason to skip the others.
  */
 import { listPendingTables } from '../control/pending.js'
-import { logger, metrics, MetricUnit } from '../log.js'
+import { emitMetrics, logger } from '../log.js'
 import { commitTable } from './table.js'
 import type { CommitDeps, CommitOptions, TableCommitResult } from './types.js'
 import { mapBounded } from '../concurrency.js'
@@ -49,8 +49,7 @@ export async function runCommitter(deps: CommitDeps, opts: RunOptions = {}): Pro
     records: sum(results, (r) => r.records),
     results,
   }
-  metrics.addMetric('TablesWithBacklog', MetricUnit.Count, tables.length)
-  metrics.addMetric('TableCommitFailures', MetricUnit.Count, run.failures)
+  emitMetrics({ TablesWithBacklog: tables.length, TableCommitFailures: run.failures })
   const log = run.failures > 0 ? logger.error.bind(logger) : logger.info.bind(logger)
   log('committer run finished', {
     tables: run.tables,

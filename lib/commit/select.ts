@@ -3,7 +3,7 @@
  * order with no gap — a later batch committed before an earlier one would raise the summary
  * offset past the earlier one, which would then look covered and be dropped.
  */
-import { partitionKey } from '../control/keys.js'
+import { partitionKey } from '../kafka/index.js'
 import type { PendingBatch } from '../control/types.js'
 
 export interface SelectLimits {

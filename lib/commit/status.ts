@@ -4,9 +4,9 @@
  * snapshot summary) against the writers' checkpoint — the lag in offsets between "written" and
  * "visible in the table".
  */
-import { parseTableId } from '../catalog/types.js'
+import { parseTableId } from '../catalog/index.js'
 import { listCheckpoints } from '../control/checkpoints.js'
-import { partitionKey } from '../control/keys.js'
+import { partitionKey } from '../kafka/index.js'
 import { listLeasedTables } from '../control/lease.js'
 import { listPendingTables, readPendingBatches } from '../control/pending.js'
 import { committedOffsets, COMMIT_ID_KEY } from './offsets.js'

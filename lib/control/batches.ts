@@ -12,6 +12,7 @@ import { filesJson as filesListJson } from './file-list.js'
 import { readCheckpoints } from './checkpoints.js'
 import { cancellationCodes, wrapDynamoError } from './errors.js'
 import { pages } from './paging.js'
+import { parsePartitionKey, partitionKey } from '../kafka/index.js'
 import { markerPut, replayMarkerKey, type ReplayMarker } from './replay.js'
 import {
   backlogKey,
@@ -19,8 +20,6 @@ import {
   batchPartition,
   checkpointKey,
   committedBatchKey,
-  parsePartitionKey,
-  partitionKey,
   pendingBatchKey,
   pendingIndexPk,
   pendingIndexSk,

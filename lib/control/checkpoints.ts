@@ -5,7 +5,8 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb'
 import { batchGetAll } from './batch-get.js'
 import { pages } from './paging.js'
-import { checkpointKey, checkpointPrefix, partitionKey } from './keys.js'
+import { partitionKey } from '../kafka/index.js'
+import { checkpointKey, checkpointPrefix } from './keys.js'
 import type { ControlContext } from './types.js'
 
 /** BatchGetItem takes at most 100 keys. */

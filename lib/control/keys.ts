@@ -27,23 +27,11 @@
  * collide with `batch#` keys, nor two shards' keys with each other.
  */
 import { createHash } from 'node:crypto'
+import { partitionKey } from '../kafka/index.js'
 
 export type Key = {
   pk: string
   sk: string
-}
-
-/** `"topic-partition"`, the key of offset maps (as in Kafka Connect's offsets). */
-export function partitionKey(topic: string, partition: number): string {
-  return `${topic}-${partition}`
-}
-
-/** Inverse of partitionKey: the partition is after the last dash (topics may contain dashes). */
-export function parsePartitionKey(key: string): { topic: string; partition: number } {
-  const i = key.lastIndexOf('-')
-  const partition = Number(key.slice(i + 1))
-  if (i <= 0 || !Number.isInteger(partition) || partition < 0) throw new Error(`not a "topic-partition" key: ${JSON.stringify(key)}`)
-  return { topic: key.slice(0, i), partition }
 }
 
 export function checkpointKey(pipeline: string, topic: string, partition: number): Key {

@@ -6,6 +6,7 @@ export { replaceDataFiles, type AddedFile, type ReplaceOptions } from './replace
 export { liveDataFiles, liveEntries, snapshotManifests, readManifestList, readManifest } from './scan.js'
 export { decodeManifest, encodeManifest, type DecodedManifest } from './manifest.js'
 export { decodeManifestList, encodeManifestList } from './manifest-list.js'
+export { bigIntToMinBytes, bytesToUuid, fromBoundBytes, minBytesToBigInt, toBoundBytes, uuidToBytes, type BoundValue } from './conversions.js'
 export { dataFileToJSON, dataFileFromJSON } from './datafile-json.js'
 export { parseJson, stringifyJson } from './json.js'
 export type * from './types.js'

@@ -10,7 +10,7 @@ import { readAvroFile, writeAvroFile, avroName } from './avro.js'
 import { asBigInt, asBytes, asNumber, get, recordShape, type RecordShape } from './avro-fields.js'
 import { stringifyJson } from './json.js'
 import { decimalBytes, manifestEntrySchema, partitionStruct, partitionTypes } from './manifest-schema.js'
-import { minBytesToBigInt, bigIntToMinBytes } from './metrics.js'
+import { minBytesToBigInt, bigIntToMinBytes } from './conversions.js'
 import type { DataFile, ManifestEntry, ManifestFile, PartitionSpec, PartitionTuple, PartitionValue } from './types.js'
 
 type Raw = Record<string, unknown>

@@ -44,7 +44,7 @@ import type { FileIO } from '../io/types.js'
 import { logger } from '../log.js'
 import type { Schema } from '../schema/types.js'
 import { encodeManifest, readManifest, summarizePartitions } from './manifest.js'
-import { toBoundBytes, type BoundValue } from './metrics.js'
+import { toBoundBytes, type BoundValue } from './conversions.js'
 import type { ManifestEntry, ManifestFile, PartitionSpec, PartitionValue, TableMetadata } from './types.js'
 import { mapBounded } from '../concurrency.js'
 

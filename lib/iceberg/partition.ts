@@ -6,7 +6,7 @@
 import { IcebergError } from '../errors.js'
 import type { IcebergType, NestedField, Schema } from '../schema/types.js'
 import { isPrimitive, isStruct } from '../schema/types.js'
-import { bytesToUuid } from './metrics.js'
+import { bytesToUuid } from './conversions.js'
 import { applyTransform, civilFromDays, parseTransform, type Transform, transformResultType, transformToString } from './transforms.js'
 import type { PartitionField, PartitionSpec, PartitionTuple, PartitionValue } from './types.js'
 

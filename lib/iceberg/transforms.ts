@@ -14,7 +14,7 @@
  */
 import { IcebergError } from '../errors.js'
 import type { PartitionValue } from './types.js'
-import { bigIntToMinBytes, uuidToBytes } from './metrics.js'
+import { bigIntToMinBytes, uuidToBytes } from './conversions.js'
 
 export type Transform =
   | { kind: 'identity' | 'year' | 'month' | 'day' | 'hour' | 'void' }

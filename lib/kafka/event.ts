@@ -13,6 +13,7 @@
  * safe integer (beyond 2^53 it has already lost precision, so the record is flagged).
  */
 import { EventShapeError } from '../errors.js'
+import { partitionKey, splitPartitionKey } from './partition-key.js'
 
 export const KAFKA_EVENT_SOURCES = ['aws:kafka', 'SelfManagedKafka', 'aws:SelfManagedKafka'] as const
 
@@ -37,6 +38,15 @@ export interface KafkaRecord {
   rawValue?: string | null
   /** Set when the record is malformed: it becomes a dead letter with this reason. */
   error?: string
+}
+
+/**
+ * A tombstone: a record whose value is null (a delete marker on a compacted topic). It has no
+ * row to write; callers make it a dead letter so it is never silent. Takes the value, so a
+ * `false` narrows it to bytes.
+ */
+export function isTombstone(value: KafkaRecord['value']): value is null {
+  return value === null
 }
 
 export interface RawKafkaEvent {
@@ -97,11 +107,6 @@ export function parseKafkaEvent(event: unknown): KafkaRecord[] {
     for (const r of group) out.push(r)
   }
   return out
-}
-
-/** `"<topic>-<partition>"`, the key the event and the control table use for a partition. */
-export function partitionKey(topic: string, partition: number): string {
-  return `${topic}-${partition}`
 }
 
 /** Parse one record; never throws. `groupKey` supplies topic/partition when the record lacks them. */
@@ -170,11 +175,9 @@ function readRecord(raw: unknown, groupKey: string, fallback: { topic: string; p
   return record
 }
 
-/** Topic and partition from `"<topic>-<partition>"`: the partition is after the last dash. */
+/** Topic and partition from the group key `"<topic>-<partition>"` (partition -1 when it is not one). */
 function splitGroupKey(groupKey: string): { topic: string; partition: number } {
-  const m = /^(.*)-(\d{1,10})$/.exec(groupKey)
-  if (m && Number(m[2]) <= 2_147_483_647) return { topic: m[1]!, partition: Number(m[2]) }
-  return { topic: groupKey, partition: -1 }
+  return splitPartitionKey(groupKey) ?? { topic: groupKey, partition: -1 }
 }
 
 function parsePartition(v: unknown): number | undefined {

@@ -1,8 +1,9 @@
 /**
- * Per-partition views of a parsed batch: which partitions it spans and which offsets it holds.
+ * Per-partition views of a batch: which partitions it spans and which offsets it holds.
  * The writer reads the checkpoints of exactly these partitions before registering.
  */
-import { partitionKey, type KafkaRecord } from './event.js'
+import type { KafkaRecord } from './event.js'
+import { partitionKey } from './partition-key.js'
 
 export interface EventPartition {
   topic: string
@@ -46,6 +47,22 @@ export function groupByPartition(records: readonly KafkaRecord[]): Map<string, K
     const list = out.get(key)
     if (list === undefined) out.set(key, [r])
     else list.push(r)
+  }
+  return out
+}
+
+/**
+ * `{ "topic-0": "15..42 (28)" }` (first and last offset as listed, record count) for the log, read
+ * from the raw event without decoding it; never throws — a bad event is reported by parseKafkaEvent (event.ts).
+ */
+export function describeEventPartitions(event: unknown): Record<string, string> | undefined {
+  const records = (event as { records?: unknown } | null)?.records
+  if (typeof records !== 'object' || records === null) return undefined
+  const out: Record<string, string> = {}
+  for (const [key, list] of Object.entries(records as Record<string, unknown>)) {
+    if (!Array.isArray(list) || list.length === 0) continue
+    const offsets = list.map((r) => String((r as { offset?: unknown })?.offset ?? '?'))
+    out[key] = `${offsets[0]}..${offsets.at(-1)} (${list.length})`
   }
   return out
 }

@@ -4,10 +4,12 @@
  * every record is delivered and nothing is pending. Used by `floe start` and its test.
  */
 import type { Context } from 'aws-lambda'
-import { createCommitterDeps, createCommitterHandler, type CommitterSummary } from '../../functions/committer.js'
-import { createWriterDeps, createWriterHandler, type WriterSummary } from '../../functions/writer.js'
+import { createCommitterDeps, createCommitterHandler } from '../../functions/committer.js'
+import { createWriterDeps, createWriterHandler } from '../../functions/writer.js'
 import type { AwsClients } from '../clients.js'
+import type { CommitterSummary } from '../commit/summary.js'
 import type { FloeConfig } from '../config.js'
+import type { WriterSummary } from '../writer/index.js'
 import { listCheckpoints } from '../control/checkpoints.js'
 import { createControlContext } from '../control/context.js'
 import { listPendingTables } from '../control/pending.js'

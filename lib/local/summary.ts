@@ -2,6 +2,7 @@
  * What a local run left behind, read back from the tables themselves (catalog → metadata →
  * manifests), not from the run's counters, plus the dead-letter store.
  */
+import { tableName } from '../catalog/index.js'
 import type { Catalog } from '../catalog/types.js'
 import { currentSnapshot } from '../iceberg/metadata.js'
 import { writeVersionHint } from '../iceberg/metadata-io.js'
@@ -58,7 +59,7 @@ export async function summarizeTables(catalog: Catalog, io: FileIO, namespaces: 
       const entries = snapshot ? await liveDataFiles(io, metadata) : []
       const data = entries.filter((e) => e.dataFile.content === 0)
       const partitions = new Set(data.map((e) => `${e.dataFile.specId}:${JSON.stringify(e.dataFile.partition, (_k, v) => (typeof v === 'bigint' ? v.toString() : v))}`))
-      const name = `${id.namespace}.${id.name}`
+      const name = tableName(id)
       out.push({
         table: name,
         metadataLocation,

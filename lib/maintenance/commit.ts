@@ -6,11 +6,10 @@
  * rebase loop of lib/catalog (rebase.ts) under the committer's retry policy.
  */
 import { randomUUID } from 'node:crypto'
-import { commitWithRebase as rebase, type LoadedTable, type Rebased } from '../catalog/index.js'
-import { parseTableId } from '../catalog/types.js'
+import { commitWithRebase as rebase, parseTableId, type LoadedTable, type Rebased } from '../catalog/index.js'
 import { acquireLease, releaseLease, renewLease, type Lease } from '../control/lease.js'
 import { CommitConflictError } from '../errors.js'
-import { logger, metrics, MetricUnit } from '../log.js'
+import { emitMetrics, logger } from '../log.js'
 import { commitPolicy } from '../retry/index.js'
 import type { MaintenanceDeps } from './types.js'
 
@@ -60,11 +59,11 @@ export async function commitUnderLease<P>(
     beforeCommit: () => holder.renew(),
     recheckUnknown: true,
     onRetry: (err, { attempt }) => {
-      metrics.addMetric('MaintenanceConflicts', MetricUnit.Count, 1)
+      emitMetrics({ MaintenanceConflicts: 1 })
       logger.info('maintenance commit conflict: reloading and re-planning', { table, attempt, error: err.message })
     },
     exhausted: (err, attempts) => {
-      metrics.addMetric('MaintenanceConflicts', MetricUnit.Count, 1)
+      emitMetrics({ MaintenanceConflicts: 1 })
       return new CommitConflictError(`table ${table}: maintenance still conflicting after ${attempts} attempts; the next run resumes`, { cause: err })
     },
   })

@@ -21,12 +21,12 @@
  *   covered check (docs/commit-protocol.md) still finds its offsets however old the append is.
  */
 import { randomUUID } from 'node:crypto'
-import { parseTableId } from '../catalog/types.js'
+import { parseTableId } from '../catalog/index.js'
 import { replaceDataFiles } from '../iceberg/replace.js'
 import { liveEntries } from '../iceberg/scan.js'
 import { currentSchema, currentSnapshot } from '../iceberg/metadata.js'
 import type { DataFile, TableMetadata } from '../iceberg/types.js'
-import { logger, metrics, MetricUnit } from '../log.js'
+import { emitMetrics, logger, MetricUnit } from '../log.js'
 import { parquetMetadataAsync } from 'hyparquet'
 import { IcebergError } from '../errors.js'
 import { commitUnderLease, type LeaseHolder } from './commit.js'
@@ -79,8 +79,7 @@ export async function compactTable(deps: MaintenanceDeps, table: string, holder:
   const entries = currentSnapshot(metadata) ? await liveEntries(deps.io, metadata, { content: 'all' }) : []
   const health = tableHealth(entries, target)
   const result: CompactResult = { table, health, targetBytes: target, groupsPlanned: 0, groupsCommitted: 0, groupsDropped: 0, groupsOverBudget: 0, filesRewritten: 0, filesWritten: 0, bytesRewritten: 0, bytesWritten: 0, dryRun: opts.dryRun === true }
-  metrics.addMetric('TableDataFiles', MetricUnit.Count, health.dataFiles)
-  metrics.addMetric('SmallFileRatio', MetricUnit.Percent, Math.round(health.smallFileRatio * 100))
+  emitMetrics({ TableDataFiles: health.dataFiles, SmallFileRatio: { value: Math.round(health.smallFileRatio * 100), unit: MetricUnit.Percent } })
   if (metadata['format-version'] !== 2) return skip(result, `format v${metadata['format-version']} (compaction writes v2 replace snapshots only)`)
   const groups = planCompaction(entries, target, deps.config.compactMaxBytes)
   result.groupsPlanned = groups.length
@@ -141,9 +140,11 @@ export async function compactTable(deps: MaintenanceDeps, table: string, holder:
   result.filesWritten = done.length
   result.bytesRewritten = done.reduce((a, w) => a + w.group.inputBytes, 0)
   result.bytesWritten = done.reduce((a, w) => a + w.file.fileSizeInBytes, 0)
-  metrics.addMetric('CompactedFiles', MetricUnit.Count, result.filesRewritten)
-  metrics.addMetric('CompactedBytes', MetricUnit.Bytes, result.bytesRewritten)
-  if (result.groupsDropped > 0) metrics.addMetric('CompactionGroupsDropped', MetricUnit.Count, result.groupsDropped)
+  emitMetrics({
+    CompactedFiles: result.filesRewritten,
+    CompactedBytes: { value: result.bytesRewritten, unit: MetricUnit.Bytes },
+    ...(result.groupsDropped > 0 ? { CompactionGroupsDropped: result.groupsDropped } : {}),
+  })
   logger.info('table compacted', { ...result, health, snapshotId: result.snapshotId?.toString() })
   return result
 }

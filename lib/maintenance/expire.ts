@@ -21,7 +21,7 @@ import { snapshotManifests } from '../iceberg/scan.js'
 import type { ManifestFile, Snapshot, TableMetadata } from '../iceberg/types.js'
 import type { FileIO } from '../io/types.js'
 import { mapBounded } from '../concurrency.js'
-import { logger, metrics, MetricUnit } from '../log.js'
+import { emitMetrics, logger, MetricUnit } from '../log.js'
 import { commitUnderLease, type LeaseHolder } from './commit.js'
 import { pendingFilesOf } from './orphans.js'
 import { normalizePath } from './references.js'
@@ -82,8 +82,7 @@ export async function expireSnapshots(deps: MaintenanceDeps, table: string, hold
     result.filesDeleted = files.length
   }
   if (!opts.dryRun) {
-    metrics.addMetric('SnapshotsExpired', MetricUnit.Count, result.snapshotsExpired)
-    metrics.addMetric('ExpiryBytesReclaimed', MetricUnit.Bytes, result.bytesReclaimed)
+    emitMetrics({ SnapshotsExpired: result.snapshotsExpired, ExpiryBytesReclaimed: { value: result.bytesReclaimed, unit: MetricUnit.Bytes } })
   }
   logger.info('snapshots expired', { ...result })
   return result

@@ -8,7 +8,7 @@
  */
 import { planManifestRewrite, rewriteManifests } from '../iceberg/rewrite-manifests.js'
 import { currentSnapshot } from '../iceberg/metadata.js'
-import { logger, metrics, MetricUnit } from '../log.js'
+import { emitMetrics, logger } from '../log.js'
 import { commitUnderLease, type LeaseHolder } from './commit.js'
 import { floeSummary } from './compact.js'
 import type { MaintenanceDeps } from './types.js'
@@ -41,7 +41,7 @@ export async function rewriteTableManifests(deps: MaintenanceDeps, table: string
   })
   if (outcome.committed) {
     result.snapshotId = currentSnapshot(outcome.committed.metadata)?.['snapshot-id']
-    metrics.addMetric('ManifestsRewritten', MetricUnit.Count, result.manifestsReplaced)
+    emitMetrics({ ManifestsRewritten: result.manifestsReplaced })
   } else if (!opts.dryRun) {
     result.manifestsReplaced = 0
     result.manifestsCreated = 0

@@ -17,7 +17,7 @@
  * 5. Only files last modified longer ago than the horizon go (FLOE_ORPHAN_HORIZON_HOURS, 24 h:
  *    far beyond a Lambda's 15 minutes, so an in-flight writer's or committer's files are safe).
  */
-import { parseTableId } from '../catalog/types.js'
+import { parseTableId } from '../catalog/index.js'
 import { listPendingTables, loadBatchFiles, readPendingBatches } from '../control/pending.js'
 import { metadataDir } from '../iceberg/metadata-io.js'
 import type { TableMetadata } from '../iceberg/types.js'

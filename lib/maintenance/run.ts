@@ -15,7 +15,7 @@ import { mapBounded } from '../commit/committer.js'
 import { listLeasedTables } from '../control/lease.js'
 import { listPendingTables } from '../control/pending.js'
 import { NoSuchTableError } from '../errors.js'
-import { logger, metrics, MetricUnit } from '../log.js'
+import { emitMetrics, logger } from '../log.js'
 import { withTableLease } from './commit.js'
 import { compactTable, type CompactResult } from './compact.js'
 import { expireSnapshots, type ExpireResult } from './expire.js'
@@ -105,7 +105,7 @@ export async function runMaintenance(deps: MaintenanceDeps, opts: MaintenanceRun
     run.orphans += r.orphans.length
     run.deleted += r.deleted
   }
-  metrics.addMetric('MaintenanceFailures', MetricUnit.Count, run.failures)
+  emitMetrics({ MaintenanceFailures: run.failures })
   logger.info('maintenance run finished', { tables: run.tables, failures: run.failures, busy: run.busy, filesCompacted: run.filesCompacted, snapshotsExpired: run.snapshotsExpired, bytesReclaimed: run.bytesReclaimed, orphans: run.orphans, deleted: run.deleted, dryRun: opts.dryRun === true })
   return run
 }

@@ -6,11 +6,12 @@
  */
 import { FloeError, RecordError } from '../errors.js'
 import { parseJsonObject, parseJsonObjectFast } from '../codec/json.js'
-import { partitionKey, type KafkaRecord } from '../kafka/event.js'
+import { isTombstone, partitionKey, type KafkaRecord } from '../kafka/index.js'
 import type { Schema } from '../schema/types.js'
 import type { DeadLetter } from './dead-letters.js'
 import { inspectRecord } from './guard.js'
-import type { DecodedValue, ReplayOptions, WriterDeps } from './types.js'
+import type { DecodedValue } from '../codec/index.js'
+import type { ReplayOptions, WriterDeps } from './types.js'
 
 /** One record of the batch after decoding and routing. */
 export interface Item {
@@ -61,7 +62,7 @@ export async function decodeRecords(
 export function decodeItem(deps: WriterDeps, record: KafkaRecord, pkey: string, json: boolean, replay?: ReplayOptions): Item | Promise<Item> {
   const { error, value } = record
   // Flagged, tombstone or too large: a dead letter without decoding.
-  if (error !== undefined || value === null || value.byteLength > deps.config.limits.maxRecordBytes) return restrict(routeItem(deps, record, pkey, undefined), replay)
+  if (error !== undefined || isTombstone(value) || value.byteLength > deps.config.limits.maxRecordBytes) return restrict(routeItem(deps, record, pkey, undefined), replay)
   // No closure per record here: esbuild's keepNames (tsx, the cdk bundle) wraps each in a defineProperty.
   if (json) return restrict(routeItem(deps, record, pkey, decodeJson(value)), replay)
   return deps.decoders.decodeValue(record).then((decoded) => restrict(routeItem(deps, record, pkey, decoded), replay))
@@ -123,7 +124,7 @@ const deadItem = (record: KafkaRecord, pkey: string, reason: string, stage: Dead
 function routeItem(deps: WriterDeps, record: KafkaRecord, pkey: string, decoded: Decoded | undefined): Item {
   if (record.error !== undefined) return deadItem(record, pkey, record.error, 'event')
   // A tombstone (null value) has no row to write; it is a dead letter so it is never silent.
-  if (record.value === null) return deadItem(record, pkey, 'record has no value (tombstone)', 'decode')
+  if (isTombstone(record.value)) return deadItem(record, pkey, 'record has no value (tombstone)', 'decode')
   const limits = deps.config.limits
   if (record.value.byteLength > limits.maxRecordBytes) {
     return deadItem(record, pkey, `record value is ${record.value.byteLength} bytes, more than FLOE_MAX_RECORD_KB=${limits.maxRecordBytes / 1024}`, 'decode')

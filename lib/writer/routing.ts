@@ -13,22 +13,14 @@
  * - A record no route matched follows `unrouted`: `dead-letter` (with the reason), `drop`
  *   (counted by the caller), or `{ table }` (a default table).
  *
- * Table names are normalised to `namespace.table`. The rule, applied to names from config
- * and from record values alike: the text after the last `.` is the table, the text before it
- * the namespace (default `defaultNamespace`); every part is lowercased and each run of
- * characters outside `[a-z0-9_]` becomes one `_`, e.g. `Orders-EU.v2` → namespace `orders_eu`, table `v2`;
- * topic `Orders-EU.v2` in `{topic}` → `orders_eu_v2` (Glue and Athena accept only these; Iceberg
- * Java's DynamoDbCatalog accepts them too). A part with no letter or digit left is an error
- * (for a record value: a dead letter, never a table called "").
+ * Table names are normalised to `namespace.table` by lib/catalog's normalizeTableName (the
+ * rule lives in lib/catalog/identifier.ts), applied to names from config and from record values
+ * alike; topic `Orders-EU.v2` in `{topic}` → `orders_eu_v2`.
  */
 import { RE2JS } from 're2js'
 import { DEFAULT_LIMITS, type RecordLimits, type Routes, type TableOptions } from '../config.js'
+import { normalizeTableName, sanitizeName } from '../catalog/index.js'
 import { excerpt } from './guard.js'
-
-export interface TableId {
-  namespace: string
-  name: string
-}
 
 export type RouteResult =
   | { kind: 'tables'; tables: string[] }
@@ -42,28 +34,6 @@ export interface Router {
   options(table: string): TableOptions
   /** True when some route needs the decoded value (field / tableFromField routes). */
   readonly needsValue: boolean
-}
-
-/** Lowercase; each run of characters outside [a-z0-9_] becomes `_`. Returns '' when no letter or digit is left. */
-export function sanitizeName(part: string): string {
-  const s = part.toLowerCase().replace(/[^a-z0-9_]+/g, '_')
-  return /[a-z0-9]/.test(s) ? s : ''
-}
-
-/** `a.b.events` → namespace `a.b`, table `events`; `events` → default namespace. Throws on an empty part. */
-export function normalizeTableName(name: string, defaultNamespace: string): string {
-  const id = parseTableName(name, defaultNamespace)
-  return `${id.namespace}.${id.name}`
-}
-
-export function parseTableName(name: string, defaultNamespace: string): TableId {
-  const parts = name.split('.')
-  const table = sanitizeName(parts.pop() ?? '')
-  const nsParts = parts.length ? parts : defaultNamespace.split('.')
-  const namespace = nsParts.map(sanitizeName)
-  if (table === '' || namespace.some((p) => p === ''))
-    throw new Error(`table name ${JSON.stringify(name)} has an empty part after sanitising to [a-z0-9_]`)
-  return { namespace: namespace.join('.'), name: table }
 }
 
 /** Field value at a dotted path (`a.b.c`); a key containing dots is tried whole first. */

@@ -20,7 +20,8 @@ import type { TableOptions } from '../config.js'
 import { recordColumns } from './guard.js'
 import { kafkaField, type KafkaKeyType, type KafkaPart } from './kafka-column.js'
 import { stateOf, type Sample, type TableState } from './table-state.js'
-import type { TableIdentifier, WriterDeps } from './types.js'
+import type { TableId } from '../catalog/index.js'
+import type { WriterDeps } from './types.js'
 
 /** What loading and creating share across the batch's tables. */
 export interface CreateContext {
@@ -33,7 +34,7 @@ export interface CreateContext {
 
 export interface TableRef {
   name: string
-  id: TableIdentifier
+  id: TableId
   options: TableOptions
   kafka: KafkaPart[]
 }

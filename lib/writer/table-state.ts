@@ -11,11 +11,11 @@ import type { Schema } from '../schema/types.js'
 import type { TableOptions } from '../config.js'
 import { compileCoercer, NEEDS_EXACT, type Coerced, type Coercer } from './columnar/coerce.js'
 import { KAFKA_COLUMN, kafkaKeyType, type KafkaKeyType, type KafkaPart } from './kafka-column.js'
-import type { TableIdentifier } from './types.js'
+import type { TableId } from '../catalog/index.js'
 
 export interface TableState {
   name: string
-  id: TableIdentifier
+  id: TableId
   options: TableOptions
   metadata: TableMetadata
   metadataLocation: string
@@ -38,7 +38,7 @@ export interface TableState {
 /** A record a table is prepared from. `fast`: set when `value` is JSON.parse's (decode.ts exactJson gives the exact decoding). */
 export type Sample = { record: KafkaRecord; value: Record<string, unknown>; schema?: Schema; fast?: true }
 
-export function stateOf(name: string, id: TableIdentifier, options: TableOptions, kafka: KafkaPart[], metadata: TableMetadata, metadataLocation: string): TableState {
+export function stateOf(name: string, id: TableId, options: TableOptions, kafka: KafkaPart[], metadata: TableMetadata, metadataLocation: string): TableState {
   const schema = currentSchema(metadata)
   const spec = defaultSpec(metadata)
   return {
@@ -64,7 +64,7 @@ export function refreshed(state: TableState, metadata: TableMetadata, metadataLo
 }
 
 /** A table that could not be prepared: its records become dead letters with `reason`. */
-export function failed(name: string, id: TableIdentifier, options: TableOptions, kafka: KafkaPart[], reason: string): TableState {
+export function failed(name: string, id: TableId, options: TableOptions, kafka: KafkaPart[], reason: string): TableState {
   const schema: Schema = { type: 'struct', 'schema-id': 0, fields: [] }
   const spec: PartitionSpec = { 'spec-id': 0, fields: [] }
   const metadata = { location: '', properties: {} } as unknown as TableMetadata

@@ -23,7 +23,7 @@ import { exactJson } from './decode.js'
 import { encodeParquet, type EncodeOptions } from './columnar/parquet.js'
 import type { EncodedChunk } from './files.js'
 import { KAFKA_COLUMN, kafkaParts } from './kafka-column.js'
-import { parseTableName } from './routing.js'
+import { normalizeTableId } from '../catalog/index.js'
 import { coercerInput, PathChecks } from './rows.js'
 import { loadOrCreate, type CreateContext } from './table-create.js'
 import { evolveTable } from './table-evolve.js'
@@ -66,7 +66,7 @@ export class TableSet {
   async prepare(name: string, samples: Sample[]): Promise<TableState> {
     const { config, router } = this.#deps
     const options = router.options(name)
-    const id = parseTableName(name, config.routes.defaultNamespace)
+    const id = normalizeTableId(name, config.routes.defaultNamespace)
     const kafka = kafkaParts(options.kafkaMetadata)
     let state: TableState
     // A value field named like the metadata column would become a second `_kafka` field (or be

@@ -3,6 +3,8 @@
  * harness can build one against local endpoints) and the plain value it hands back — like Kafka
  * Connect's SinkWriter handing its coordinator (table, data files, offsets), never a record.
  */
+import type { TableId } from '../catalog/index.js'
+import type { DecodedKey, DecodedValue } from '../codec/index.js'
 import type { FloeConfig, ValueFormat } from '../config.js'
 import type { ControlContext } from '../control/types.js'
 import type { PartitionSpec, TableMetadata } from '../iceberg/types.js'
@@ -14,28 +16,21 @@ import type { FlushReason } from './buffers.js'
 import type { DeadLetter } from './dead-letters.js'
 import type { Router } from './routing.js'
 
-export interface TableIdentifier {
-  namespace: string
-  name: string
-}
-
 /**
  * The part of lib/catalog's Catalog the writer uses (structural: any Catalog fits). The writer
  * loads and creates tables and commits schema changes; it never commits data (the committer does).
  */
 export interface WriterCatalog {
-  loadTable(id: TableIdentifier): Promise<{ metadata: TableMetadata; metadataLocation: string }>
+  loadTable(id: TableId): Promise<{ metadata: TableMetadata; metadataLocation: string }>
   createTable(
-    id: TableIdentifier,
+    id: TableId,
     req: { schema: Schema; spec?: PartitionSpec; properties?: Record<string, string>; location?: string },
   ): Promise<{ metadata: TableMetadata; metadataLocation: string }>
-  commit(id: TableIdentifier, req: { base: string; metadata: TableMetadata }): Promise<{ metadataLocation: string }>
+  commit(id: TableId, req: { base: string; metadata: TableMetadata }): Promise<{ metadataLocation: string }>
   createNamespace?(namespace: string): Promise<unknown>
 }
 
 /** lib/codec's decoders (createDecoders). */
-export type DecodedValue = { ok: true; value: Record<string, unknown>; schema?: Schema } | { ok: false; reason: string }
-export type DecodedKey = { ok: true; value: unknown } | { ok: false; reason: string }
 export interface WriterDecoders {
   decodeValue(record: KafkaRecord): Promise<DecodedValue>
   /** Decode a key with its topic's key format. Optional: without it (and keyFormat) keys are never decoded. */

@@ -8,7 +8,7 @@ import { type DynamoDBClient, GetItemCommand, PutItemCommand, UpdateItemCommand 
 import { beforeAll, describe, expect, it } from 'vitest'
 import { DynamoDbCatalog } from '../../lib/catalog/dynamodb.js'
 import { ensureNamespace } from '../../lib/catalog/index.js'
-import type { TableId } from '../../lib/catalog/types.js'
+import type { TableId } from '../../lib/catalog/index.js'
 import { AlreadyExistsError, CommitConflictError, CommitStateUnknownError, NoSuchTableError } from '../../lib/errors.js'
 import { appendFiles } from '../../lib/iceberg/append.js'
 import { currentSnapshot } from '../../lib/iceberg/metadata.js'

@@ -35,8 +35,7 @@ import { readTableMetadata, writeTableMetadata } from '../../lib/iceberg/metadat
 import type { TableMetadata } from '../../lib/iceberg/types.js'
 import { createFileIO } from '../../lib/io/index.js'
 import type { Schema } from '../../lib/schema/types.js'
-import { LOCAL_CREDENTIALS } from '../../lib/local/endpoints.js'
-import { testAws } from '../helpers/aws.js'
+import { liveGlueDatabase, testAws } from '../helpers/aws.js'
 
 const schema: Schema = {
   type: 'struct',
@@ -293,14 +292,10 @@ describe('commits', () => {
   })
 })
 
-/** Runs only with real credentials and FLOE_LIVE_GLUE_DATABASE (an existing Glue database you may create tables in). */
-const liveDb = process.env.FLOE_LIVE_GLUE_DATABASE
-const realCredentials = !!process.env.AWS_ACCESS_KEY_ID && process.env.AWS_ACCESS_KEY_ID !== LOCAL_CREDENTIALS.accessKeyId
-const liveSkip = !liveDb
-  ? 'FLOE_LIVE_GLUE_DATABASE is not set'
-  : !realCredentials
-    ? 'no real AWS credentials in the environment (with s3rver the test setup replaces them with local ones: point AWS_ENDPOINT_URL_S3/_DYNAMODB at running local servers to keep yours)'
-    : undefined
+/** Runs only with real credentials and LIVE_GLUE_DATABASE (test/helpers/aws.ts liveGlueDatabase). */
+const liveGlue = liveGlueDatabase()
+const liveSkip = 'skip' in liveGlue ? liveGlue.skip : undefined
+const liveDb = 'database' in liveGlue ? liveGlue.database : undefined
 
 describe.skipIf(liveSkip !== undefined)(`live Glue${liveSkip ? ` (skipped: ${liveSkip})` : ''}`, () => {
   it('creates, loads and commits a table in real Glue, then drops it', async () => {

@@ -1,7 +1,6 @@
 import { GlueClient } from '@aws-sdk/client-glue'
 import { describe, expect, it } from 'vitest'
-import { createCatalog, DynamoDbCatalog, GlueCatalog, parseTableId } from '../../lib/catalog/index.js'
-import { IcebergError } from '../../lib/errors.js'
+import { createCatalog, DynamoDbCatalog, GlueCatalog } from '../../lib/catalog/index.js'
 import { createFileIO } from '../../lib/io/index.js'
 import { testAws } from '../helpers/aws.js'
 
@@ -20,15 +19,5 @@ describe('createCatalog', () => {
   it('uses the configured DynamoDB table name', () => {
     const c = createCatalog({ ...base, catalog: 'dynamodb', catalogTable: 'my_catalog' }, aws.clients, io) as DynamoDbCatalog
     expect(c.table).toBe('my_catalog')
-  })
-})
-
-describe('table identifiers', () => {
-  it('splits at the last dot like Iceberg Java, with a default namespace for bare names', () => {
-    expect(parseTableId('db.events')).toEqual({ namespace: 'db', name: 'events' })
-    expect(parseTableId('a.b.events')).toEqual({ namespace: 'a.b', name: 'events' })
-    expect(parseTableId('events', 'default')).toEqual({ namespace: 'default', name: 'events' })
-    expect(() => parseTableId('events')).toThrow(/has no namespace/)
-    expect(() => parseTableId('.events')).toThrow(IcebergError)
   })
 })

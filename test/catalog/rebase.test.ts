@@ -6,7 +6,7 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { DynamoDbCatalog } from '../../lib/catalog/dynamodb.js'
 import { commitWithRebase, type LoadedTable, type RebaseCatalog } from '../../lib/catalog/index.js'
-import type { TableId } from '../../lib/catalog/types.js'
+import type { TableId } from '../../lib/catalog/index.js'
 import { loadConfig } from '../../lib/config.js'
 import { CommitConflictError, CommitStateUnknownError, FloeError } from '../../lib/errors.js'
 import type { TableMetadata } from '../../lib/iceberg/types.js'

@@ -1,6 +1,5 @@
-import { createServer } from 'node:http'
-import type { AddressInfo } from 'node:net'
-import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager'
+import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager'
+import { mockClient } from 'aws-sdk-client-mock'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createDecoders } from '../../lib/codec/index.js'
 import { confluentFrame, ConfluentRegistry } from '../../lib/codec/confluent.js'
@@ -210,13 +209,13 @@ describe('avro-confluent', () => {
 
   it('basic auth credentials come from a Secrets Manager secret {"username","password"}', async () => {
     const secured = await startTestRegistry({ auth: { username: 'floe', password: 's3cret' } })
-    // A minimal Secrets Manager endpoint on loopback (GetSecretValue only), so the real SDK client is exercised.
-    const sm = createServer((req, res) => {
-      const target = req.headers['x-amz-target']
-      res.writeHead(200, { 'content-type': 'application/x-amz-json-1.1' })
-      res.end(target === 'secretsmanager.GetSecretValue' ? JSON.stringify({ SecretString: JSON.stringify({ username: 'floe', password: 's3cret' }) }) : '{}')
-    })
-    await new Promise<void>((r) => sm.listen(0, '127.0.0.1', r))
+    // Secrets Manager has no local server (DynamoDB Local and s3rver do not implement it): the real
+    // SDK client, with GetSecretValue for this ARN only answered by aws-sdk-client-mock (as in
+    // test/catalog/rest-config.test.ts).
+    const arn = 'arn:aws:secretsmanager:us-east-1:123456789012:secret:registry'
+    const secrets = new SecretsManagerClient({ region: 'us-east-1' })
+    const secretsMock = mockClient(secrets)
+    secretsMock.on(GetSecretValueCommand, { SecretId: arn }).resolves({ SecretString: JSON.stringify({ username: 'floe', password: 's3cret' }) })
     try {
       const id = await secured.register('auth-value', userV1)
       const config = loadConfig(
@@ -225,23 +224,19 @@ describe('avro-confluent', () => {
           FLOE_WAREHOUSE: 'file:///tmp/floe-codec-test',
           FLOE_VALUE_FORMAT: 'avro-confluent',
           FLOE_SCHEMA_REGISTRY_URL: secured.url,
-          FLOE_SCHEMA_REGISTRY_SECRET_ARN: 'arn:aws:secretsmanager:us-east-1:123456789012:secret:registry',
+          FLOE_SCHEMA_REGISTRY_SECRET_ARN: arn,
         },
       )
-      const secrets = new SecretsManagerClient({
-        region: 'us-east-1',
-        endpoint: `http://127.0.0.1:${(sm.address() as AddressInfo).port}`,
-        credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
-      })
       const d = createDecoders(config, { glue: () => { throw new Error('no Glue here') }, secrets: () => secrets })
       const out = await d.decodeValue(record('auth', confluentFrame(id, avroEncode(userV1, { id: 7n, name: 'z' }))))
       expect(out).toMatchObject({ ok: true, value: { id: 7n } })
+      expect(secretsMock.commandCalls(GetSecretValueCommand, { SecretId: arn })).toHaveLength(1)
       // and without credentials the same registry refuses: an outage, not a dead letter
       const anonymous = new ConfluentRegistry({ url: secured.url, timeoutMs: 500 })
       await expect(anonymous.schema(id)).rejects.toThrow(/answered 401/)
     } finally {
       await secured.close()
-      await new Promise((r) => sm.close(r))
+      secretsMock.restore()
     }
   })
 })

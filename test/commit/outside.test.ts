@@ -1,6 +1,6 @@
 /** Other engines change the table between a writer's registration and the commit (DESIGN.md "Interoperability"). */
 import { describe, expect, it } from 'vitest'
-import { parseTableId } from '../../lib/catalog/types.js'
+import { parseTableId } from '../../lib/catalog/index.js'
 import { commitTable } from '../../lib/commit/table.js'
 import { addSchema, currentSnapshot } from '../../lib/iceberg/metadata.js'
 import { liveDataFiles } from '../../lib/iceberg/scan.js'

@@ -4,7 +4,7 @@
  * registered file is in the table exactly once, and the summary offsets equal the checkpoints.
  */
 import { describe, expect, it } from 'vitest'
-import { parseTableId } from '../../lib/catalog/types.js'
+import { parseTableId } from '../../lib/catalog/index.js'
 import { committedOffsets } from '../../lib/commit/offsets.js'
 import { commitTable } from '../../lib/commit/table.js'
 import { listCheckpoints } from '../../lib/control/checkpoints.js'

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { appendFiles } from '../../lib/iceberg/append.js'
 import { currentSnapshot } from '../../lib/iceberg/metadata.js'
-import { parseTableId } from '../../lib/catalog/types.js'
+import { parseTableId } from '../../lib/catalog/index.js'
 import { commitTable } from '../../lib/commit/table.js'
 import { committedOffsets } from '../../lib/commit/offsets.js'
 import { countPendingBatches } from '../../lib/control/batches.js'

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { Context } from 'aws-lambda'
-import { createMaintenanceHandler, eventOptions } from '../../functions/maintenance.js'
+import { createMaintenanceHandler } from '../../functions/maintenance.js'
+import { eventOptions } from '../../lib/maintenance/invocation.js'
 import { commitTable } from '../../lib/commit/table.js'
 import type { FileIO } from '../../lib/io/types.js'
 import type { MaintenanceDeps } from '../../lib/maintenance/types.js'

@@ -4,6 +4,7 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { ConfigError, FloeError } from '../../lib/errors.js'
+import { metrics } from '../../lib/log.js'
 import { createWriterHandler } from '../../functions/writer.js'
 import { checkpoints, kafkaEvent, writerSetup } from '../writer/support.js'
 import { lambdaContext } from '../writer/readback.js'
@@ -33,6 +34,43 @@ describe('writer handler', () => {
     for await (const f of s.io.list(`${s.warehouse}/db.db/clicks/data/`)) files.push(f.path)
     expect(files).toHaveLength(1)
     expect(files[0]).toMatch(/\/req-123-00000-[0-9a-f-]{36}\.parquet$/)
+  })
+
+  it('emits the batch metrics once per invocation, with their units', async () => {
+    const s = await writerSetup({ FLOE_ROUTES: ROUTES })
+    const handler = createWriterHandler(s.deps)
+    const added = vi.spyOn(metrics, 'addMetric')
+    try {
+      await handler(kafkaEvent([{ topic: 'clicks', partition: 0, offset: 3, value: { a: 1 } }, { topic: 'clicks', partition: 0, offset: 4, value: 'x' }]), context('m'))
+      const emitted = Object.fromEntries(added.mock.calls.map(([name, unit, value]) => [name, { unit, value }]))
+      expect(added.mock.calls.map(([name]) => name)).toEqual(['RecordsIn', 'RecordsWritten', 'BytesWritten', 'FilesWritten', 'DeadLetters', 'RecordsDropped', 'RecordsBelowCheckpoint', 'FlushesBudget', 'FlushesTargetSize', 'FlushesEnd', 'PeakBufferedBytes', 'WriteDuration'])
+      expect(emitted).toMatchObject({
+        RecordsIn: { unit: 'Count', value: 2 },
+        RecordsWritten: { unit: 'Count', value: 1 },
+        FilesWritten: { unit: 'Count', value: 1 },
+        DeadLetters: { unit: 'Count', value: 1 },
+        RecordsDropped: { unit: 'Count', value: 0 },
+        FlushesEnd: { unit: 'Count', value: 1 },
+        BytesWritten: { unit: 'Bytes' },
+        PeakBufferedBytes: { unit: 'Bytes' },
+        WriteDuration: { unit: 'Milliseconds' },
+      })
+      expect(emitted.BytesWritten!.value).toBeGreaterThan(0)
+    } finally {
+      added.mockRestore()
+    }
+  })
+
+  it('emits only the duration when a batch fails for another reason than back pressure', async () => {
+    const s = await writerSetup({ FLOE_ROUTES: ROUTES })
+    const handler = createWriterHandler({ ...s.deps, control: { ...s.control, table: 'no-such-control-table' } })
+    const added = vi.spyOn(metrics, 'addMetric')
+    try {
+      await expect(handler(kafkaEvent([{ topic: 'clicks', partition: 0, offset: 1, value: { a: 1 } }]), context('r'))).rejects.toThrow(/no-such-control-table/)
+      expect(added.mock.calls.map(([name, unit]) => [name, unit])).toEqual([['WriteDuration', 'Milliseconds']])
+    } finally {
+      added.mockRestore()
+    }
   })
 
   it('lets infrastructure errors propagate so the mapping retries the batch', async () => {

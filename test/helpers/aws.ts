@@ -7,6 +7,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb'
 import type { S3Client } from '@aws-sdk/client-s3'
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb'
 import { createClients, type AwsClients } from '../../lib/clients.js'
+import { LOCAL_CREDENTIALS } from '../../lib/local/endpoints.js'
 import { ensureBucket, ensureCatalogTable, ensureControlTable } from '../../lib/local/init.js'
 
 export interface TestAws {
@@ -59,4 +60,17 @@ export async function createTestCatalogTable(prefix = 'iceberg'): Promise<string
   const name = uniqueName(prefix)
   await ensureCatalogTable(testAws().ddb, name)
   return name
+}
+
+/**
+ * The live Glue test's database: `LIVE_GLUE_DATABASE` (an existing Glue database you may create
+ * tables in), used only with real AWS credentials. A test variable, not a FLOE_* setting — Floe
+ * never reads it, and lib/config rejects unknown FLOE_* variables. `skip` says why there is none.
+ */
+export function liveGlueDatabase(env: NodeJS.ProcessEnv = process.env): { database: string } | { skip: string } {
+  const database = env.LIVE_GLUE_DATABASE
+  if (!database) return { skip: 'LIVE_GLUE_DATABASE is not set' }
+  if (!env.AWS_ACCESS_KEY_ID || env.AWS_ACCESS_KEY_ID === LOCAL_CREDENTIALS.accessKeyId)
+    return { skip: 'no real AWS credentials in the environment (with s3rver the test setup replaces them with local ones: point AWS_ENDPOINT_URL_S3/_DYNAMODB at running local servers to keep yours)' }
+  return { database }
 }

@@ -8,7 +8,7 @@
  * committing and maintaining.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { parseTableId } from '../../lib/catalog/types.js'
+import { parseTableId } from '../../lib/catalog/index.js'
 import { maintain } from '../../lib/cli/maintain.js'
 import type { TableMetadata } from '../../lib/iceberg/types.js'
 import type { MaintenanceDeps } from '../../lib/maintenance/types.js'

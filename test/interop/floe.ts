@@ -5,7 +5,7 @@
 import type { Context } from 'aws-lambda'
 import { createCommitterHandler } from '../../functions/committer.js'
 import type { SettingName } from '../../lib/config.js'
-import { parseTableId } from '../../lib/catalog/types.js'
+import { parseTableId } from '../../lib/catalog/index.js'
 import { currentSnapshot } from '../../lib/iceberg/metadata.js'
 import { writeBatch } from '../../lib/writer/pipeline.js'
 import { kafkaEvent, writerSetup, type EventRecord, type WriterSetup } from '../writer/support.js'

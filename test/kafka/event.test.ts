@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { EventShapeError } from '../../lib/errors.js'
-import { eventPartitions, isKafkaEvent, parseKafkaEvent, parseOffset, recordBytes, batchBytes } from '../../lib/kafka/index.js'
+import { eventPartitions, isKafkaEvent, isTombstone, parseKafkaEvent, parseOffset, recordBytes, batchBytes } from '../../lib/kafka/index.js'
 
 const eventsDir = fileURLToPath(new URL('../events/', import.meta.url))
 type RawRecord = Record<string, unknown>
@@ -61,6 +61,14 @@ describe('parseKafkaEvent', () => {
     expect(r!.value).toBeNull()
     expect(r!.rawValue).toBeNull()
     expect(r!.error).toBeUndefined()
+  })
+
+  it('a null value, and only that, is a tombstone (an empty value is not)', () => {
+    const event = loadEvent('msk-base.json')
+    const first = event.records['mytopic-0']![0] as RawRecord
+    event.records['mytopic-0'] = [{ ...first, value: null }, { ...first, offset: Number(first.offset) + 1, value: '' }]
+    const records = parseKafkaEvent(event)
+    expect(records.map((r) => isTombstone(r.value))).toEqual([true, false])
   })
 
   it('uses the record fields for a topic with dashes, and a string partition', () => {

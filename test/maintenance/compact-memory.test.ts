@@ -7,7 +7,7 @@
  * bound is measured by the benchmark (test/bench/compact-memory.ts), not here.
  */
 import { describe, expect, it } from 'vitest'
-import { parseTableId } from '../../lib/catalog/types.js'
+import { parseTableId } from '../../lib/catalog/index.js'
 import { currentSnapshot } from '../../lib/iceberg/metadata.js'
 import { CompactionBudget } from '../../lib/maintenance/budget.js'
 import { withTableLease } from '../../lib/maintenance/commit.js'

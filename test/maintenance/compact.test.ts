@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { parseTableId } from '../../lib/catalog/types.js'
+import { parseTableId } from '../../lib/catalog/index.js'
 import { commitTable } from '../../lib/commit/table.js'
 import { acquireLease } from '../../lib/control/lease.js'
 import { currentSnapshot } from '../../lib/iceberg/metadata.js'

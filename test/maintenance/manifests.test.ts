@@ -5,7 +5,7 @@
  * `replace` snapshot carrying the floe.* keys, and the committer appending on top afterwards.
  */
 import { describe, expect, it } from 'vitest'
-import { parseTableId } from '../../lib/catalog/types.js'
+import { parseTableId } from '../../lib/catalog/index.js'
 import { currentSnapshot } from '../../lib/iceberg/metadata.js'
 import type { TableMetadata } from '../../lib/iceberg/types.js'
 import type { FileIO } from '../../lib/io/types.js'

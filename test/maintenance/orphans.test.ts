@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { parseTableId } from '../../lib/catalog/types.js'
+import { parseTableId } from '../../lib/catalog/index.js'
 import { commitTable } from '../../lib/commit/table.js'
 import { readPendingBatches } from '../../lib/control/pending.js'
 import { liveDataFiles } from '../../lib/iceberg/scan.js'

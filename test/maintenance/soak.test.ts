@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
-import { parseTableId } from '../../lib/catalog/types.js'
+import { parseTableId } from '../../lib/catalog/index.js'
 import { ALL_TASKS, runMaintenance } from '../../lib/maintenance/run.js'
 import { countingIO, emptyIoCounts } from '../bench/counting-io.js'
 import { testAws } from '../helpers/aws.js'

@@ -3,7 +3,8 @@
  * DynamoDB Local + s3rver for the control table and files, the REST server for table pointers.
  */
 import type { Context } from 'aws-lambda'
-import { createCommitterHandler, type CommitterSummary } from '../../functions/committer.js'
+import { createCommitterHandler } from '../../functions/committer.js'
+import type { CommitterSummary } from '../../lib/commit/summary.js'
 import type { Catalog } from '../../lib/catalog/types.js'
 import type { SettingName } from '../../lib/config.js'
 import { writeBatch } from '../../lib/writer/pipeline.js'

@@ -6,7 +6,7 @@
  * a second schema change from the same, now stale, base is a 409 that changes nothing.
  */
 import { expect } from 'vitest'
-import type { Catalog, TableId } from '../../lib/catalog/types.js'
+import type { Catalog, TableId } from '../../lib/catalog/index.js'
 import { CommitConflictError } from '../../lib/errors.js'
 import { addSchema, currentSchema } from '../../lib/iceberg/metadata.js'
 import type { RestPipeline } from './pipeline.js'

@@ -1,21 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { RoutesSchema } from '../../lib/config.js'
-import { compileRoutes, normalizeTableName, sanitizeName } from '../../lib/writer/routing.js'
+import { compileRoutes } from '../../lib/writer/routing.js'
 
 const router = (routes: unknown) => compileRoutes(RoutesSchema.parse(routes))
-
-describe('table names', () => {
-  it('are lowercased, with each run of other characters turned into one underscore', () => {
-    expect(sanitizeName('Orders-EU v2')).toBe('orders_eu_v2')
-    expect(sanitizeName('---')).toBe('')
-  })
-  it('take the namespace before the last dot, else the default namespace', () => {
-    expect(normalizeTableName('Analytics.Page-Views', 'default')).toBe('analytics.page_views')
-    expect(normalizeTableName('events', 'raw')).toBe('raw.events')
-    expect(normalizeTableName('a.b.c', 'raw')).toBe('a.b.c')
-    expect(() => normalizeTableName('db.!!!', 'raw')).toThrow(/empty part/)
-  })
-})
 
 describe('compileRoutes', () => {
   it('puts every record of a topic in a static table, with {topic} replaced by the sanitised topic', () => {

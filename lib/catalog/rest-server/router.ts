@@ -14,7 +14,8 @@ import { AlreadyExistsError, CommitConflictError, CommitStateUnknownError, FloeE
 import { parseJson, stringifyJson } from '../../iceberg/json.js'
 import type { PartitionSpec, SortOrder } from '../../iceberg/types.js'
 import type { Schema } from '../../schema/types.js'
-import type { Catalog, LoadedTable, TableId } from '../types.js'
+import type { TableId } from '../identifier.js'
+import type { Catalog, LoadedTable } from '../types.js'
 import { applyUpdates, BadUpdate, checkRequirements, RequirementFailed } from './apply.js'
 
 export interface RestServerRequest {
