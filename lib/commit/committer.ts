@@ -97,6 +97,3 @@ async function commitTableWhileBacklogged(deps: CommitDeps, table: string, opts:
 }
 
 const sum = <T>(xs: T[], f: (x: T) => number) => xs.reduce((n, x) => n + f(x), 0)
-
-/** Re-exported for callers that fan out per table (maintenance, benchmarks). */
-export { mapBounded }

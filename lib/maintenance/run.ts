@@ -11,7 +11,7 @@
  * the routes name: other engines' tables may share those namespaces, and their writers (a Spark
  * job running for a day) are not covered by Floe's pending-batch protection.
  */
-import { mapBounded } from '../commit/committer.js'
+import { mapBounded } from '../concurrency.js'
 import { listLeasedTables } from '../control/lease.js'
 import { listPendingTables } from '../control/pending.js'
 import { NoSuchTableError } from '../errors.js'

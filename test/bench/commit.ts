@@ -25,7 +25,7 @@ import { createFileIO } from '../../lib/io/index.js'
 import type { FileIO } from '../../lib/io/types.js'
 import { ensureBucket } from '../../lib/local/init.js'
 import type { Schema } from '../../lib/schema/types.js'
-import { mapBounded } from '../../lib/commit/committer.js'
+import { mapBounded } from '../../lib/concurrency.js'
 import { median, RequestCounter, round } from './common.js'
 
 export interface CommitResult {
