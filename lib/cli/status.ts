@@ -1,6 +1,6 @@
 /** `floe status`: per table, the backlog, the last commit, and committed offsets against writer checkpoints. */
 import { parseArgs } from 'node:util'
-import { createCommitterDeps } from '../../functions/committer.js'
+import { createCommitterDeps } from '../commit/deps.js'
 import { pipelineStatus, type TableStatus } from '../commit/status.js'
 import { jsonText, TABLE_OPTIONS, type Command } from './command.js'
 import { openTarget, TARGET_OPTIONS, TARGET_USAGE } from './target.js'

@@ -4,8 +4,10 @@
  * every record is delivered and nothing is pending. Used by `floe start` and its test.
  */
 import type { Context } from 'aws-lambda'
-import { createCommitterDeps, createCommitterHandler, type CommitterSummary } from '../../functions/committer.js'
-import { createWriterDeps, createWriterHandler, type WriterSummary } from '../../functions/writer.js'
+import { createCommitterHandler, type CommitterSummary } from '../../functions/committer.js'
+import { createWriterHandler, type WriterSummary } from '../../functions/writer.js'
+import { createCommitterDeps } from '../commit/deps.js'
+import { createWriterDeps } from '../writer/deps.js'
 import type { AwsClients } from '../clients.js'
 import type { FloeConfig } from '../config.js'
 import { listCheckpoints } from '../control/checkpoints.js'
