@@ -8,6 +8,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import { appendFiles } from '../iceberg/append.js'
+import { dataFileFromJSON } from '../iceberg/datafile-json.js'
 import { currentSnapshot } from '../iceberg/metadata.js'
 import type { DataFile } from '../iceberg/types.js'
 import { parseTableId, type TableId } from '../catalog/types.js'
@@ -67,7 +68,7 @@ export async function commitTable(deps: CommitDeps, table: string, opts: CommitO
     const eligible = new Set(first.map((b) => b.batchId))
     const selected = selectBatches(pending, { maxBatches: deps.config.commitMaxBatches, maxBytes: deps.config.commitMaxBytes }, eligible)
     if (selected.length === 0) return result
-    const files = await loadBatchFiles(deps.control, pipeline, selected)
+    const files = await loadBatchFiles(deps.control, pipeline, selected, dataFileFromJSON)
     const outcome = await appendWithRetries(deps, table, lease, selected, files, opts, result)
     lease = outcome.lease
     if (outcome.appended.length > 0) await opts.hooks?.afterSwap?.({ table, snapshotId: outcome.snapshotId! })

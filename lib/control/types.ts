@@ -33,7 +33,7 @@ export interface OffsetRange {
 export interface PendingBatchInput {
   /** `namespace.name` */
   table: string
-  /** DataFiles, or already in their registration form (file-list.ts). */
+  /** The files, in their registration form (file-list.ts: the writer encodes each once). */
   files: RegisteredFile[]
   schemaId: number
   specId: number

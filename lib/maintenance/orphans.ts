@@ -20,6 +20,7 @@
 import { parseTableId } from '../catalog/types.js'
 import { listPendingTables, loadBatchFiles, readPendingBatches } from '../control/pending.js'
 import { FloeError } from '../errors.js'
+import { dataFileFromJSON } from '../iceberg/datafile-json.js'
 import { metadataDir } from '../iceberg/metadata-io.js'
 import type { TableMetadata } from '../iceberg/types.js'
 import { logger, metrics, MetricUnit } from '../log.js'
@@ -107,7 +108,7 @@ export async function pendingFilesOf(deps: MaintenanceDeps, pipeline: string, ta
   for (let attempt = 1; ; attempt++) {
     const batches = await readPendingBatches(deps.control, pipeline, table)
     try {
-      const files = await loadBatchFiles(deps.control, pipeline, batches)
+      const files = await loadBatchFiles(deps.control, pipeline, batches, dataFileFromJSON)
       return [...files.values()].flat().map((f) => f.filePath)
     } catch (err) {
       // A batch committed (and its item deleted) between the two reads: read again.
