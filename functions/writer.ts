@@ -15,10 +15,7 @@ import { createClients } from '../lib/clients.js'
 import { loadConfig, type FloeConfig } from '../lib/config.js'
 import { BackpressureError, BatchDeferredError } from '../lib/errors.js'
 import { logger, metrics, MetricUnit } from '../lib/log.js'
-import { createWriterDeps } from '../lib/writer/deps.js'
-import { compileRoutes } from '../lib/writer/routing.js'
-import { writeBatch } from '../lib/writer/pipeline.js'
-import type { WriteResult, WriterDeps } from '../lib/writer/types.js'
+import { createWriterDeps, compileRoutes, writeBatch, type WriteResult, type WriterDeps } from '../lib/writer/index.js'
 
 export type WriterHandlerDeps = Omit<WriterDeps, 'router'> & { router?: WriterDeps['router'] }
 

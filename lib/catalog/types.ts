@@ -4,8 +4,8 @@
  * location atomically (compare-and-swap on what the caller read).
  */
 import { IcebergError } from '../errors.js'
-import type { Schema } from '../schema/types.js'
-import type { PartitionSpec, SortOrder, TableMetadata } from '../iceberg/types.js'
+import type { Schema } from '../schema/index.js'
+import type { PartitionSpec, SortOrder, TableMetadata } from '../iceberg/index.js'
 
 /** `namespace` is one string (Iceberg Java joins multi-level namespaces with dots); `name` has no dot. */
 export interface TableId {

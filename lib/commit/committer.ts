@@ -3,7 +3,7 @@
  * (bounded by FLOE_COMMIT_CONCURRENCY), each independently — one table's failure is reported,
  * never a reason to skip the others.
  */
-import { listPendingTables } from '../control/pending.js'
+import { listPendingTables } from '../control/index.js'
 import { logger, metrics, MetricUnit } from '../log.js'
 import { commitTable } from './table.js'
 import type { CommitDeps, CommitOptions, TableCommitResult } from './types.js'

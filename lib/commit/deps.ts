@@ -2,7 +2,7 @@
 import { createCatalog } from '../catalog/index.js'
 import type { AwsClients } from '../clients.js'
 import type { FloeConfig } from '../config.js'
-import { createControlContext } from '../control/context.js'
+import { createControlContext } from '../control/index.js'
 import { createFileIO } from '../io/index.js'
 import type { CommitDeps } from './types.js'
 

@@ -6,9 +6,8 @@
  */
 import { parse, stringify } from 'lossless-json'
 import { IcebergError } from '../errors.js'
-import type { OffsetRange } from '../control/types.js'
-import type { Snapshot, TableMetadata } from '../iceberg/types.js'
-import { partitionKey } from '../control/keys.js'
+import { type OffsetRange, partitionKey } from '../control/index.js'
+import type { Snapshot, TableMetadata } from '../iceberg/index.js'
 
 export const offsetsSummaryKey = (pipeline: string) => `floe.offsets.${pipeline}`
 export const COMMIT_ID_KEY = 'floe.commit-id'

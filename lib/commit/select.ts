@@ -3,8 +3,7 @@
  * order with no gap — a later batch committed before an earlier one would raise the summary
  * offset past the earlier one, which would then look covered and be dropped.
  */
-import { partitionKey } from '../control/keys.js'
-import type { PendingBatch } from '../control/types.js'
+import { partitionKey, type PendingBatch } from '../control/index.js'
 
 export interface SelectLimits {
   maxBatches: number

@@ -4,13 +4,10 @@
  * snapshot summary) against the writers' checkpoint — the lag in offsets between "written" and
  * "visible in the table".
  */
-import { parseTableId } from '../catalog/types.js'
-import { listCheckpoints } from '../control/checkpoints.js'
-import { partitionKey } from '../control/keys.js'
-import { listLeasedTables } from '../control/lease.js'
-import { listPendingTables, readPendingBatches } from '../control/pending.js'
+import { parseTableId } from '../catalog/index.js'
+import { listCheckpoints, partitionKey, listLeasedTables, listPendingTables, readPendingBatches } from '../control/index.js'
 import { committedOffsets, COMMIT_ID_KEY } from './offsets.js'
-import type { TableMetadata } from '../iceberg/types.js'
+import type { TableMetadata } from '../iceberg/index.js'
 import type { CommitDeps } from './types.js'
 
 export interface PartitionStatus {

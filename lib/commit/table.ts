@@ -7,18 +7,11 @@
  * whose summary covers the batches (the next run drops and marks them): never a second append.
  */
 import { randomUUID } from 'node:crypto'
-import { appendFiles } from '../iceberg/append.js'
-import { dataFileFromJSON } from '../iceberg/datafile-json.js'
-import { currentSnapshot } from '../iceberg/metadata.js'
-import type { DataFile } from '../iceberg/types.js'
-import { parseTableId, type TableId } from '../catalog/types.js'
+import { appendFiles, dataFileFromJSON, currentSnapshot, type DataFile } from '../iceberg/index.js'
+import { parseTableId, type TableId } from '../catalog/index.js'
 import { CommitConflictError, CommitStateUnknownError, FloeError } from '../errors.js'
 import { logger, metrics, MetricUnit } from '../log.js'
-import { acquireLease, markCommitted, releaseLease, renewLease, type CommittedMark, type Lease } from '../control/lease.js'
-import { loadBatchFiles, readPendingBatches } from '../control/pending.js'
-import { noteBacklog } from '../control/batches.js'
-import type { PendingBatch } from '../control/types.js'
-import { sleep } from '../control/errors.js'
+import { acquireLease, markCommitted, releaseLease, renewLease, type CommittedMark, type Lease, loadBatchFiles, readPendingBatches, noteBacklog, type PendingBatch, sleep } from '../control/index.js'
 import {
   COMMIT_ID_KEY,
   committedOffsets,

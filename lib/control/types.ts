@@ -1,7 +1,7 @@
 /** Values passed between the writer, the committer and the control table. */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb'
 import type { FloeConfig } from '../config.js'
-import type { FileIO } from '../io/types.js'
+import type { FileIO } from '../io/index.js'
 import type { RegisteredFile } from './file-list.js'
 
 /** What every control-table operation needs. */

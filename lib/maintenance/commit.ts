@@ -6,12 +6,10 @@
  * FLOE_COMMIT_RETRIES times with the committer's backoff.
  */
 import { randomUUID } from 'node:crypto'
-import { parseTableId } from '../catalog/types.js'
-import type { LoadedTable } from '../catalog/types.js'
-import { acquireLease, releaseLease, renewLease, type Lease } from '../control/lease.js'
-import { sleep } from '../control/errors.js'
+import { parseTableId, type LoadedTable } from '../catalog/index.js'
+import { acquireLease, releaseLease, renewLease, type Lease, sleep } from '../control/index.js'
 import { CommitConflictError, CommitStateUnknownError } from '../errors.js'
-import type { TableMetadata } from '../iceberg/types.js'
+import type { TableMetadata } from '../iceberg/index.js'
 import { logger, metrics, MetricUnit } from '../log.js'
 import type { MaintenanceDeps } from './types.js'
 

@@ -21,11 +21,8 @@
  *   covered check (docs/commit-protocol.md) still finds its offsets however old the append is.
  */
 import { randomUUID } from 'node:crypto'
-import { parseTableId } from '../catalog/types.js'
-import { replaceDataFiles } from '../iceberg/replace.js'
-import { liveEntries } from '../iceberg/scan.js'
-import { currentSchema, currentSnapshot } from '../iceberg/metadata.js'
-import type { DataFile, TableMetadata } from '../iceberg/types.js'
+import { parseTableId } from '../catalog/index.js'
+import { replaceDataFiles, liveEntries, currentSchema, currentSnapshot, type DataFile, type TableMetadata } from '../iceberg/index.js'
 import { logger, metrics, MetricUnit } from '../log.js'
 import { parquetMetadataAsync } from 'hyparquet'
 import { IcebergError } from '../errors.js'

@@ -15,11 +15,8 @@
  * 4. `gc.enabled=false` (Iceberg's switch for tables whose files another table owns): snapshots
  *    are expired, no file is deleted.
  */
-import { planExpiry } from '../iceberg/expire.js'
-import { readManifest } from '../iceberg/manifest.js'
-import { snapshotManifests } from '../iceberg/scan.js'
-import type { ManifestFile, Snapshot, TableMetadata } from '../iceberg/types.js'
-import type { FileIO } from '../io/types.js'
+import { planExpiry, readManifest, snapshotManifests, type ManifestFile, type Snapshot, type TableMetadata } from '../iceberg/index.js'
+import type { FileIO } from '../io/index.js'
 import { mapBounded } from '../concurrency.js'
 import { logger, metrics, MetricUnit } from '../log.js'
 import { commitWithRebase, type LeaseHolder } from './commit.js'

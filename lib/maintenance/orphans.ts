@@ -17,12 +17,10 @@
  * 5. Only files last modified longer ago than the horizon go (FLOE_ORPHAN_HORIZON_HOURS, 24 h:
  *    far beyond a Lambda's 15 minutes, so an in-flight writer's or committer's files are safe).
  */
-import { parseTableId } from '../catalog/types.js'
-import { listPendingTables, loadBatchFiles, readPendingBatches } from '../control/pending.js'
+import { parseTableId } from '../catalog/index.js'
+import { listPendingTables, loadBatchFiles, readPendingBatches } from '../control/index.js'
 import { FloeError } from '../errors.js'
-import { dataFileFromJSON } from '../iceberg/datafile-json.js'
-import { metadataDir } from '../iceberg/metadata-io.js'
-import type { TableMetadata } from '../iceberg/types.js'
+import { dataFileFromJSON, metadataDir, type TableMetadata } from '../iceberg/index.js'
 import { logger, metrics, MetricUnit } from '../log.js'
 import { normalizePath, referencedFiles } from './references.js'
 import type { MaintenanceDeps, OrphanOptions, OrphanResult } from './types.js'

@@ -12,8 +12,7 @@
  * job running for a day) are not covered by Floe's pending-batch protection.
  */
 import { mapBounded } from '../concurrency.js'
-import { listLeasedTables } from '../control/lease.js'
-import { listPendingTables } from '../control/pending.js'
+import { listLeasedTables, listPendingTables } from '../control/index.js'
 import { NoSuchTableError } from '../errors.js'
 import { logger, metrics, MetricUnit } from '../log.js'
 import { withTableLease } from './commit.js'

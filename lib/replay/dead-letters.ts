@@ -16,10 +16,10 @@
  * routes now send it.
  */
 import { createHash } from 'node:crypto'
-import { readReplayMarkers, replaySourceId, type MarkerItem, type ReplayMarker } from '../control/replay.js'
+import { readReplayMarkers, replaySourceId, type MarkerItem, type ReplayMarker } from '../control/index.js'
 import { FloeError } from '../errors.js'
 import { deadLetterLine, writeBatch, type DeadLetter, type DeadLetterLine } from '../writer/index.js'
-import { partitionKey } from '../kafka/event.js'
+import { partitionKey } from '../kafka/index.js'
 import { logger } from '../log.js'
 import { unreplayedFailedBatches } from './failed-batches.js'
 import { summarize, type ReplayDeps, type ReplayHooks, type ReplayRunResult, type SourceResult } from './types.js'

@@ -5,9 +5,9 @@
  * decoded or routed becomes an item carrying its dead letter, never an exception.
  */
 import { FloeError, RecordError } from '../errors.js'
-import { parseJsonObject, parseJsonObjectFast } from '../codec/json.js'
-import { partitionKey, type KafkaRecord } from '../kafka/event.js'
-import type { Schema } from '../schema/types.js'
+import { parseJsonObject, parseJsonObjectFast } from '../codec/index.js'
+import { partitionKey, type KafkaRecord } from '../kafka/index.js'
+import type { Schema } from '../schema/index.js'
 import type { DeadLetter } from './dead-letters.js'
 import { inspectRecord } from './guard.js'
 import type { DecodedValue, ReplayOptions, WriterDeps } from './types.js'

@@ -15,10 +15,8 @@
  */
 import { randomUUID } from 'node:crypto'
 import { BatchDeferredError } from '../errors.js'
-import { maxTransactionItems } from '../control/batches.js'
-import { readCheckpoints } from '../control/checkpoints.js'
-import { eventPartitions, type EventPartition } from '../kafka/partitions.js'
-import { parseKafkaEvent } from '../kafka/event.js'
+import { maxTransactionItems, readCheckpoints } from '../control/index.js'
+import { eventPartitions, type EventPartition, parseKafkaEvent } from '../kafka/index.js'
 import { decodeItem, decodeRecords, jsonTopics, type Item } from './decode.js'
 import { deferPastTableLimit, inSegment, planRegistration, type Segment } from './groups.js'
 import { writeGroup, type GroupResult } from './register.js'

@@ -10,8 +10,7 @@
  * the function needs beyond the budget (docs/benchmarks.md, "Writer memory and structure").
  */
 import type { EncodedFile } from '../control/index.js'
-import { encodeDataFile } from '../iceberg/datafile-json.js'
-import type { PartitionTuple } from '../iceberg/types.js'
+import { encodeDataFile, type PartitionTuple } from '../iceberg/index.js'
 import { BufferPool, partitionKeyOf, type BufferStats, type RowBuffer } from './buffers.js'
 import { dataFilePath, writeDataFile, type EncodedChunk } from './files.js'
 import type { TableSet } from './tables.js'

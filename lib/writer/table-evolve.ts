@@ -5,10 +5,8 @@
  * of their schema, so both changes land.
  */
 import { CommitConflictError } from '../errors.js'
-import { addSchema } from '../iceberg/metadata.js'
-import { applyColumnHints } from '../schema/hints.js'
-import { inferSchema } from '../schema/infer.js'
-import { maxFieldId } from '../schema/walk.js'
+import { addSchema } from '../iceberg/index.js'
+import { applyColumnHints, inferSchema, maxFieldId } from '../schema/index.js'
 import type { Coerced } from './columnar/coerce.js'
 import { evolutionInput, planEvolution, tableView } from './evolution.js'
 import { hasKafkaColumn, kafkaField } from './kafka-column.js'

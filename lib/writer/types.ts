@@ -4,12 +4,11 @@
  * Connect's SinkWriter handing its coordinator (table, data files, offsets), never a record.
  */
 import type { FloeConfig, ValueFormat } from '../config.js'
-import type { ControlContext } from '../control/types.js'
-import type { PartitionSpec, TableMetadata } from '../iceberg/types.js'
-import type { FileIO } from '../io/types.js'
-import type { KafkaRecord } from '../kafka/event.js'
-import type { Schema } from '../schema/types.js'
-import type { ReplayMarker } from '../control/replay.js'
+import type { ControlContext, ReplayMarker } from '../control/index.js'
+import type { PartitionSpec, TableMetadata } from '../iceberg/index.js'
+import type { FileIO } from '../io/index.js'
+import type { KafkaRecord } from '../kafka/index.js'
+import type { Schema } from '../schema/index.js'
 import type { FlushReason } from './buffers.js'
 import type { DeadLetter } from './dead-letters.js'
 import type { Router } from './routing.js'

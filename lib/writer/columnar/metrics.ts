@@ -9,10 +9,8 @@
  * Fields inside lists and maps get counts but no bounds (no engine prunes on them).
  */
 import type { FileMetaData } from 'hyparquet'
-import { boundsFor, metricsModeFor, METRICS_DEFAULT_PROPERTY, type BoundValue, type MetricsMode } from '../../iceberg/metrics.js'
-import type { DataFile } from '../../iceberg/types.js'
-import type { StructType } from '../../schema/types.js'
-import { leafFields } from '../../schema/walk.js'
+import { boundsFor, metricsModeFor, METRICS_DEFAULT_PROPERTY, type BoundValue, type MetricsMode, type DataFile } from '../../iceberg/index.js'
+import { type StructType, leafFields } from '../../schema/index.js'
 import type { LeafStats } from './columns.js'
 
 export type ColumnMetrics = Pick<
