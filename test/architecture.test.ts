@@ -52,6 +52,19 @@ describe('the architecture of lib/, functions/, infra/ and bin/', () => {
     expect(folders.filter((f) => !placed.includes(f))).toEqual([])
   })
 
+  it('is the order docs/architecture.md describes, level by level', () => {
+    const doc = readFileSync('docs/architecture.md', 'utf8')
+    const table = doc.slice(doc.indexOf('## The levels'), doc.indexOf('\n\n', doc.indexOf('| level |')))
+    const described = new Map<number, string[]>()
+    let level = -1
+    for (const row of table.split('\n').filter((r) => /^\| [^-l]/.test(r) || /^\| \|/.test(r))) {
+      const [first, modules] = row.split('|').slice(1, 3).map((c) => c.trim())
+      if (first) level = Number.parseInt(first!, 10)
+      described.set(level, [...(described.get(level) ?? []), ...[...modules!.matchAll(/`([^`]+)`/g)].map((m) => m[1]!.replace(/\/$/, ''))])
+    }
+    expect(Object.fromEntries(described)).toEqual(Object.fromEntries(LAYERS.map((l) => [l.level, l.modules])))
+  })
+
   it('gives every folder of lib/ a face that lists its surface by name (no export *)', () => {
     for (const dir of readdirSync('lib').filter((n) => statSync(join('lib', n)).isDirectory())) {
       const face = readFileSync(join('lib', dir, 'index.ts'), 'utf8')
