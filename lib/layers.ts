@@ -50,3 +50,11 @@ export const FORBIDDEN: { from: string; to: string; why: string }[] = [
   { from: 'lib/maintenance', to: 'lib/kafka', why: 'maintenance never sees a Kafka record' },
   { from: 'lib/replay', to: 'lib/catalog', why: 'replay goes through the writer path, never to catalogs directly' },
 ]
+
+/**
+ * A folder's second face, each for a reason; importers take the half they need. lib/iceberg's
+ * manifests half needs avsc (~30–100 ms to load): apart, the writer's cold start never loads it.
+ */
+export const EXTRA_FACES: Record<string, { face: string; why: string }> = {
+  'lib/iceberg': { face: 'lib/iceberg/manifests.ts', why: 'the Avro half (manifests, scans, append/replace/rewrite): the writer and config never load avsc' },
+}

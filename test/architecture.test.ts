@@ -4,6 +4,7 @@
  * arrows, and neither folders nor modules import each other in a cycle. The second half feeds the
  * checker the violations issue #22 found, so a checker that reports nothing cannot pass.
  */
+import { execFileSync } from 'node:child_process'
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -71,6 +72,19 @@ describe('the architecture of lib/, functions/, infra/ and bin/', () => {
       expect(face, `lib/${dir}/index.ts`).toMatch(/^\/\*\*/)
       expect(face, `lib/${dir}/index.ts`).not.toMatch(/^export (type )?\*/m)
     }
+  })
+
+  it("keeps lib/iceberg's Avro half behind its second face: the writer handler loads no avsc (EXTRA_FACES)", () => {
+    const script = `
+      import { createRequire } from 'node:module'
+      const require = createRequire(import.meta.url)
+      await import('./functions/writer.ts')
+      const writer = Object.keys(require.cache).includes(require.resolve('avsc'))
+      await import('./lib/iceberg/manifests.ts')
+      console.log(JSON.stringify({ writer, manifests: Object.keys(require.cache).includes(require.resolve('avsc')) }))
+    `
+    const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8' })
+    expect(JSON.parse(out.trim().split('\n').pop()!)).toEqual({ writer: false, manifests: true })
   })
 
   it('still needs every allow-list entry', () => {

@@ -7,7 +7,8 @@
  */
 import type { CommitDeps, TableStatus } from '../commit/index.js'
 import { parseTableId } from '../catalog/index.js'
-import { currentSnapshot, liveDataFiles } from '../iceberg/index.js'
+import { currentSnapshot } from '../iceberg/index.js'
+import { liveDataFiles } from '../iceberg/manifests.js'
 
 export interface WatchRow {
   table: string

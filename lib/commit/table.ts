@@ -7,7 +7,8 @@
  * whose summary covers the batches (the next run drops and marks them): never a second append.
  */
 import { randomUUID } from 'node:crypto'
-import { appendFiles, dataFileFromJSON, currentSnapshot, type DataFile } from '../iceberg/index.js'
+import { dataFileFromJSON, currentSnapshot, type DataFile } from '../iceberg/index.js'
+import { appendFiles } from '../iceberg/manifests.js'
 import { parseTableId, type TableId } from '../catalog/index.js'
 import { CommitConflictError, CommitStateUnknownError, FloeError } from '../errors.js'
 import { logger, metrics, MetricUnit } from '../log.js'

@@ -1,17 +1,11 @@
-/** The Iceberg spec: table metadata and its files, snapshots, manifests and manifest lists, append/replace/expire/rewrite, partition transforms, metrics, data-file JSON. */
+/** The Iceberg spec without Avro: table metadata and its files, snapshots, expiry plans, partition transforms, metrics, data-file JSON (manifests: ./manifests.ts). */
 export { SUPPORTED_FORMAT_VERSION, addSchema, appendMetadataLog, currentSchema, currentSnapshot, defaultSpec, newTableMetadata, parseTableMetadata, schemaById, serializeTableMetadata, snapshotById, specById, withNewMainSnapshot } from './metadata.js'
 export type { NewTableOptions } from './metadata.js'
 export { decodeMetadataBytes, findCurrentMetadataPath, metadataDir, metadataVersion, newMetadataPath, readTableMetadata, writeTableMetadata, writeVersionHint } from './metadata-io.js'
-export { appendFiles, filesWrittenBy, newSnapshotId, type AppendOptions } from './append.js'
-export { replaceDataFiles, type AddedFile, type ReplaceOptions } from './replace.js'
-export { liveDataFiles, liveEntries, snapshotManifests, readManifestList, readManifest } from './scan.js'
-export { decodeManifest, encodeManifest, type DecodedManifest } from './manifest.js'
-export { decodeManifestList, encodeManifestList } from './manifest-list.js'
 export { dataFileToJSON, dataFileFromJSON, encodeDataFile } from './datafile-json.js'
 export { parseJson, stringifyJson, toBigInt } from './json.js'
 export type { DataFile, ManifestEntry, ManifestFile, PartitionField, PartitionSpec, PartitionTuple, PartitionValue, Snapshot, SnapshotRef, SortOrder, TableMetadata } from './types.js'
 export { canTransform } from './transforms.js'
 export { parsePartitionExpr, parsePartitionBy, partitionPath, partitionTuple } from './partition.js'
 export { planExpiry } from './expire.js'
-export { planManifestRewrite, rewriteManifests } from './rewrite-manifests.js'
 export { boundsFor, metricsModeFor, METRICS_DEFAULT_PROPERTY, type BoundValue, type MetricsMode } from './metrics.js'

@@ -3,7 +3,8 @@
  * manifests), not from the run's counters, plus the dead-letter store.
  */
 import type { Catalog } from '../catalog/index.js'
-import { currentSnapshot, writeVersionHint, liveDataFiles } from '../iceberg/index.js'
+import { currentSnapshot, writeVersionHint } from '../iceberg/index.js'
+import { liveDataFiles } from '../iceberg/manifests.js'
 import type { FileIO } from '../io/index.js'
 
 export interface TableSummary {

@@ -22,7 +22,8 @@
  */
 import { randomUUID } from 'node:crypto'
 import { parseTableId } from '../catalog/index.js'
-import { replaceDataFiles, liveEntries, currentSchema, currentSnapshot, type DataFile, type TableMetadata } from '../iceberg/index.js'
+import { currentSchema, currentSnapshot, type DataFile, type TableMetadata } from '../iceberg/index.js'
+import { replaceDataFiles, liveEntries } from '../iceberg/manifests.js'
 import { logger, metrics, MetricUnit } from '../log.js'
 import { parquetMetadataAsync } from 'hyparquet'
 import { IcebergError } from '../errors.js'

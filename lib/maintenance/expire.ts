@@ -15,7 +15,8 @@
  * 4. `gc.enabled=false` (Iceberg's switch for tables whose files another table owns): snapshots
  *    are expired, no file is deleted.
  */
-import { planExpiry, readManifest, snapshotManifests, type ManifestFile, type Snapshot, type TableMetadata } from '../iceberg/index.js'
+import { planExpiry, type ManifestFile, type Snapshot, type TableMetadata } from '../iceberg/index.js'
+import { readManifest, snapshotManifests } from '../iceberg/manifests.js'
 import type { FileIO } from '../io/index.js'
 import { mapBounded } from '../concurrency.js'
 import { logger, metrics, MetricUnit } from '../log.js'

@@ -6,7 +6,8 @@
  * values of its ancestry, as compaction's does, so the committer still finds its offsets.
  * Replaced manifests stay reachable from the parent snapshot: expiry deletes them with it.
  */
-import { planManifestRewrite, rewriteManifests, currentSnapshot } from '../iceberg/index.js'
+import { currentSnapshot } from '../iceberg/index.js'
+import { planManifestRewrite, rewriteManifests } from '../iceberg/manifests.js'
 import { logger, metrics, MetricUnit } from '../log.js'
 import { commitWithRebase, type LeaseHolder } from './commit.js'
 import { floeSummary } from './compact.js'

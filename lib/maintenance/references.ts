@@ -11,7 +11,8 @@
  * error: when in doubt, nothing is deleted.
  */
 import { IcebergError } from '../errors.js'
-import { snapshotManifests, readManifest, readTableMetadata, metadataDir, type ManifestFile, type TableMetadata } from '../iceberg/index.js'
+import { readTableMetadata, metadataDir, type ManifestFile, type TableMetadata } from '../iceberg/index.js'
+import { snapshotManifests, readManifest } from '../iceberg/manifests.js'
 import { parsePath, type FileIO } from '../io/index.js'
 
 /** Manifests read at once: enough to hide S3 latency, few enough not to exhaust sockets. */

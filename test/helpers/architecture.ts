@@ -4,7 +4,7 @@
  * `path → source text` (repository-relative, `/`-separated), so tests can feed it small graphs.
  */
 import { dirname, join, normalize } from 'node:path/posix'
-import { FORBIDDEN, LAYERS, type Layer } from '../../lib/layers.js'
+import { EXTRA_FACES, FORBIDDEN, LAYERS, type Layer } from '../../lib/layers.js'
 
 export type Rule = 'face' | 'layer' | 'forbidden' | 'unplaced' | 'folder-cycle' | 'module-cycle'
 
@@ -109,7 +109,7 @@ export function checkArchitecture(modules: Map<string, string>, opts: CheckOptio
       const where = `${file} imports '${imp.spec}' (${imp.target})`
       if (!folders.has(from)) folders.set(from, new Map())
       if (!folders.get(from)!.has(to)) folders.get(from)!.set(to, where)
-      if (isFolder(to) && imp.target !== `${to}/index.ts`) {
+      if (isFolder(to) && imp.target !== `${to}/index.ts` && EXTRA_FACES[to]?.face !== imp.target) {
         report({ rule: 'face', file, import: imp.spec, message: `${where}: a deep import into ${to} — import its face, ${to}/index.ts` }, imp.target)
       }
       const toLayer = levelOf.get(to)
