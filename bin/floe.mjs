@@ -12,7 +12,7 @@ process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN'
 process.env.POWERTOOLS_METRICS_DISABLED ??= 'true'
 
 register()
-const { main } = await import('../lib/cli/main.ts')
+const { main } = await import('../lib/cli/index.ts')
 const code = await main(process.argv.slice(2))
 // Exit explicitly: idle SDK sockets or timers of a finished command must not keep us alive.
 process.exit(code)

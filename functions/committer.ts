@@ -6,26 +6,16 @@
  * the next run resumes the failed one.
  *
  * `createCommitterHandler(deps)` builds the same handler against any dependencies (tests, the
- * chaos harness); `createCommitterDeps(config, clients)` builds the real ones.
+ * chaos harness); lib/commit's `createCommitterDeps(config, clients)` builds the real ones.
  */
 import middy from '@middy/core'
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware'
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware'
 import type { Context } from 'aws-lambda'
-import { createCatalog } from '../lib/catalog/index.js'
-import { createClients, type AwsClients } from '../lib/clients.js'
-import { runCommitter } from '../lib/commit/committer.js'
-import { summarizeRun, type CommitterSummary } from '../lib/commit/summary.js'
-import type { CommitDeps } from '../lib/commit/types.js'
+import { createClients } from '../lib/clients.js'
+import { createCommitterDeps, runCommitter, summarizeRun, type CommitterSummary, type CommitDeps } from '../lib/commit/index.js'
 import { loadConfig, type FloeConfig } from '../lib/config.js'
-import { createControlContext } from '../lib/control/context.js'
-import { createFileIO } from '../lib/io/index.js'
 import { logger, metrics } from '../lib/log.js'
-
-export async function createCommitterDeps(config: FloeConfig, clients: AwsClients): Promise<CommitDeps> {
-  const io = createFileIO(clients)
-  return { config, io, catalog: await createCatalog(config, clients, io), control: createControlContext(config, clients.doc, io) }
-}
 
 export function createCommitterHandler(deps: CommitDeps | (() => Promise<CommitDeps>)) {
   let ready: Promise<CommitDeps> | undefined

@@ -22,12 +22,10 @@ import { logMetrics } from '@aws-lambda-powertools/metrics/middleware'
 import { createCatalog } from '../lib/catalog/index.js'
 import { createClients, type AwsClients } from '../lib/clients.js'
 import { loadConfig, type FloeConfig } from '../lib/config.js'
-import { createControlContext } from '../lib/control/context.js'
+import { createControlContext } from '../lib/control/index.js'
 import { createFileIO } from '../lib/io/index.js'
 import { logger, metrics } from '../lib/log.js'
-import { eventOptions, maintenanceDeadline, summarizeMaintenance, type MaintenanceSummary } from '../lib/maintenance/invocation.js'
-import { runMaintenance } from '../lib/maintenance/run.js'
-import type { MaintenanceDeps } from '../lib/maintenance/types.js'
+import { eventOptions, maintenanceDeadline, summarizeMaintenance, type MaintenanceSummary, runMaintenance, type MaintenanceDeps } from '../lib/maintenance/index.js'
 
 export async function createMaintenanceDeps(config: FloeConfig, clients: AwsClients): Promise<MaintenanceDeps> {
   const io = createFileIO(clients)

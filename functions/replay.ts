@@ -17,7 +17,7 @@ import { loadConfig, type FloeConfig } from '../lib/config.js'
 import { ConfigError } from '../lib/errors.js'
 import { emitMetrics, logger, metrics } from '../lib/log.js'
 import { replayDeadLetters, replayFailedBatches, type ReplayDeps, type ReplayRunResult } from '../lib/replay/index.js'
-import { createWriterDeps } from './writer.js'
+import { createWriterDeps } from '../lib/writer/index.js'
 
 export interface ReplayEvent {
   action?: 'replay'

@@ -5,37 +5,19 @@
  * (DESIGN.md invariant 2) makes the retry safe. Back pressure is a retryable BackpressureError.
  *
  * `createWriterHandler(deps)` builds the same handler against any dependencies (tests, the local
- * simulator, the chaos harness); `createWriterDeps(config, clients)` builds the real ones.
+ * simulator, the chaos harness); lib/writer's `createWriterDeps(config, clients)` builds the real ones.
  */
 import middy from '@middy/core'
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware'
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware'
 import type { Context } from 'aws-lambda'
-import { createCatalog, withPointerCache } from '../lib/catalog/index.js'
-import { createClients, type AwsClients } from '../lib/clients.js'
-import { createControlContext } from '../lib/control/context.js'
-import { createDecoders } from '../lib/codec/index.js'
+import { createClients } from '../lib/clients.js'
 import { loadConfig, type FloeConfig } from '../lib/config.js'
-import { createFileIO } from '../lib/io/index.js'
 import { describeEventPartitions } from '../lib/kafka/index.js'
 import { emitMetrics, logger, metrics } from '../lib/log.js'
-import { compileRoutes, reportWriteFailure, summarizeWrite, writeBatch, writeMetrics, type WriterDeps, type WriterSummary } from '../lib/writer/index.js'
+import { compileRoutes, createWriterDeps, reportWriteFailure, summarizeWrite, writeBatch, writeMetrics, type WriterDeps, type WriterSummary } from '../lib/writer/index.js'
 
 export type WriterHandlerDeps = Omit<WriterDeps, 'router'> & { router?: WriterDeps['router'] }
-
-/** The real dependencies, from a config and AWS clients. */
-export async function createWriterDeps(config: FloeConfig, clients: AwsClients): Promise<WriterDeps> {
-  const io = createFileIO(clients)
-  return {
-    config,
-    io,
-    // The committer's catalog is never cached: only the writer's loads (lib/catalog/pointer-cache.ts).
-    catalog: withPointerCache(await createCatalog(config, clients, io), config),
-    control: createControlContext(config, clients.doc, io),
-    decoders: await createDecoders(config, clients),
-    router: compileRoutes(config.routes, config.limits),
-  }
-}
 
 /** A middy handler around writeBatch with logging and metrics. */
 export function createWriterHandler(deps: WriterHandlerDeps | (() => Promise<WriterDeps>)) {

@@ -5,8 +5,7 @@
  * schemas themselves stay in lib/config.ts.
  */
 import type { z } from 'zod'
-import { parsePartitionExpr } from './iceberg/partition.js'
-import { canTransform } from './iceberg/transforms.js'
+import { parsePartitionExpr, canTransform } from './iceberg/index.js'
 
 /** Levenshtein distance, for "did you mean". */
 export function editDistance(a: string, b: string): number {

@@ -10,8 +10,8 @@ import * as s3tables from 'aws-cdk-lib/aws-s3tables'
 import * as glue from 'aws-cdk-lib/aws-glue'
 import * as iam from 'aws-cdk-lib/aws-iam'
 import { Construct } from 'constructs'
-import { CATALOG_TABLE } from '../../lib/catalog/table-def.js'
-import { CONTROL_TABLE } from '../../lib/control/table-def.js'
+import { CATALOG_TABLE } from '../../lib/catalog/index.js'
+import { CONTROL_TABLE } from '../../lib/control/index.js'
 import { acknowledgeWildcardResources, policyScope } from '../nag.js'
 
 type KeyDef = { readonly name: string; readonly type: 'S' | 'N' | 'B' }

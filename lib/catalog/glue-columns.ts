@@ -5,8 +5,8 @@
  * false), deduplicated by name; each carries iceberg.field.id / .optional / .current.
  */
 import type { Column } from '@aws-sdk/client-glue'
-import type { IcebergType } from '../schema/types.js'
-import type { TableMetadata } from '../iceberg/types.js'
+import type { IcebergType } from '../schema/index.js'
+import type { TableMetadata } from '../iceberg/index.js'
 
 /** Hive/Glue type name of an Iceberg type (IcebergToGlueConverter.toTypeString). */
 export function glueTypeString(type: IcebergType): string {

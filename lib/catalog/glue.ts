@@ -20,11 +20,9 @@ import {
   UpdateTableCommand,
 } from '@aws-sdk/client-glue'
 import { AlreadyExistsError, CommitConflictError, CommitStateUnknownError, IcebergError, NoSuchTableError } from '../errors.js'
-import type { FileIO } from '../io/types.js'
-import { newTableMetadata } from '../iceberg/metadata.js'
-import { readTableMetadata } from '../iceberg/metadata-io.js'
+import type { FileIO } from '../io/index.js'
+import { newTableMetadata, readTableMetadata, type TableMetadata } from '../iceberg/index.js'
 import type { MetadataCache } from './metadata-cache.js'
-import type { TableMetadata } from '../iceberg/types.js'
 import { glueColumns } from './glue-columns.js'
 import { attemptsOf, definitelyRejected, errorName } from '../retry/index.js'
 import { deleteObsoleteMetadata, discardMetadataFile, writeCommitMetadata, writeInitialMetadata } from './metadata-files.js'

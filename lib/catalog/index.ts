@@ -2,7 +2,7 @@
 import type { AwsClients } from '../clients.js'
 import type { FloeConfig } from '../config.js'
 import { AlreadyExistsError } from '../errors.js'
-import type { FileIO } from '../io/types.js'
+import type { FileIO } from '../io/index.js'
 import { DynamoDbCatalog } from './dynamodb.js'
 import { GlueCatalog } from './glue.js'
 import { MetadataCache } from './metadata-cache.js'
@@ -21,6 +21,7 @@ export { createRestCatalog } from './rest/factory.js'
 export { commitWithRebase, type Rebased, type RebaseCatalog, type RebaseOptions, type RebaseResult } from './rebase.js'
 export { serveRest, type RestServerRequest, type RestServerResponse } from './rest-server/router.js'
 export { listenRest, type ServingRest } from './rest-server/listen.js'
+export { CATALOG_TABLE } from './table-def.js'
 
 /**
  * The catalog FLOE_CATALOG names: `dynamodb` (table FLOE_CATALOG_TABLE), `glue` (FLOE_GLUE_CATALOG_ID)

@@ -8,9 +8,8 @@
  * Callers treat TableMetadata as immutable (every change builds a new object), so the cached
  * object is shared, not copied.
  */
-import { readTableMetadata } from '../iceberg/metadata-io.js'
-import type { TableMetadata } from '../iceberg/types.js'
-import type { FileIO } from '../io/types.js'
+import { readTableMetadata, type TableMetadata } from '../iceberg/index.js'
+import type { FileIO } from '../io/index.js'
 
 export class MetadataCache {
   readonly #entries = new Map<string, Promise<TableMetadata>>()

@@ -11,10 +11,8 @@
  * failed delete is only logged: the file is unreferenced either way.
  */
 import { logger } from '../log.js'
-import type { FileIO } from '../io/types.js'
-import { appendMetadataLog } from '../iceberg/metadata.js'
-import { newMetadataPath, readTableMetadata, writeTableMetadata } from '../iceberg/metadata-io.js'
-import type { TableMetadata } from '../iceberg/types.js'
+import type { FileIO } from '../io/index.js'
+import { appendMetadataLog, newMetadataPath, readTableMetadata, writeTableMetadata, type TableMetadata } from '../iceberg/index.js'
 import type { CommitRequest } from './types.js'
 
 export interface PreparedCommit {

@@ -14,7 +14,7 @@
  * cached as committed. Misses (no such table) are never cached.
  */
 import { CommitConflictError, CommitStateUnknownError } from '../errors.js'
-import type { TableMetadata } from '../iceberg/types.js'
+import type { TableMetadata } from '../iceberg/index.js'
 import type { TableId } from './identifier.js'
 import type { Catalog, CommitRequest, CreateTableOptions, LoadedTable } from './types.js'
 

@@ -3,8 +3,8 @@
  * catalog maps a table identifier to the location of its current metadata file and swaps that
  * location atomically (compare-and-swap on what the caller read).
  */
-import type { Schema } from '../schema/types.js'
-import type { PartitionSpec, SortOrder, TableMetadata } from '../iceberg/types.js'
+import type { Schema } from '../schema/index.js'
+import type { PartitionSpec, SortOrder, TableMetadata } from '../iceberg/index.js'
 import type { TableId } from './identifier.js'
 
 export interface LoadedTable {

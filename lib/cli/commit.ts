@@ -1,7 +1,6 @@
 /** `floe commit`: run the committer once, as the scheduled Lambda would, and say what it did. */
 import { parseArgs } from 'node:util'
-import { createCommitterDeps } from '../../functions/committer.js'
-import { runCommitter, type CommitRunResult } from '../commit/committer.js'
+import { createCommitterDeps, runCommitter, type CommitRunResult } from '../commit/index.js'
 import { jsonText, TABLE_OPTIONS, type Command } from './command.js'
 import { openTarget, TARGET_OPTIONS, TARGET_USAGE } from './target.js'
 

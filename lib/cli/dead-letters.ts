@@ -5,7 +5,7 @@
  * grouped by one of them, so a user can see why records did not land and which to fix.
  */
 import { parseArgs } from 'node:util'
-import type { FileIO } from '../io/types.js'
+import type { FileIO } from '../io/index.js'
 import { jsonText, type Command } from './command.js'
 import { openTarget, TARGET_OPTIONS, TARGET_USAGE } from './target.js'
 

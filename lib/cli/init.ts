@@ -8,8 +8,8 @@ import { mkdir } from 'node:fs/promises'
 import { parseArgs } from 'node:util'
 import { createClients, destroyClients } from '../clients.js'
 import { loadConfig, type FloeConfig } from '../config.js'
-import { parsePath } from '../io/paths.js'
-import { ensureBucket, ensureCatalogTable, ensureControlTable, type EnsureResult } from '../local/init.js'
+import { parsePath } from '../io/index.js'
+import { ensureBucket, ensureCatalogTable, ensureControlTable, type EnsureResult } from '../local/index.js'
 import type { Command } from './command.js'
 
 export interface InitStep {

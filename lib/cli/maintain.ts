@@ -1,11 +1,10 @@
 /** `floe maintain [--compact] [--manifests] [--expire] [--orphans] [--all]`: run table maintenance once, as the maintenance Lambda would, and say what it did. */
 import { parseArgs } from 'node:util'
 import { createCatalog } from '../catalog/index.js'
-import { createControlContext } from '../control/context.js'
+import { createControlContext } from '../control/index.js'
 import { ConfigError } from '../errors.js'
 import { createFileIO } from '../io/index.js'
-import { ALL_TASKS, runMaintenance, type MaintenanceRunResult, type MaintenanceTask } from '../maintenance/run.js'
-import type { MaintenanceDeps } from '../maintenance/types.js'
+import { ALL_TASKS, runMaintenance, type MaintenanceRunResult, type MaintenanceTask, type MaintenanceDeps } from '../maintenance/index.js'
 import type { Command } from './command.js'
 import { openTarget, TARGET_OPTIONS, TARGET_USAGE, type Target } from './target.js'
 

@@ -3,7 +3,7 @@
  * writer path, exactly once (lib/replay). The committer then commits them like any batch.
  */
 import { parseArgs } from 'node:util'
-import { createWriterDeps } from '../../functions/writer.js'
+import { createWriterDeps } from '../writer/index.js'
 import { createClients, destroyClients } from '../clients.js'
 import { loadConfig } from '../config.js'
 import { ConfigError } from '../errors.js'

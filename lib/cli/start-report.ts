@@ -4,9 +4,7 @@
  * as printed from the directory `npm start` ran in.
  */
 import type { FloeConfig } from '../config.js'
-import { LOCAL_REGION } from '../local/endpoints.js'
-import type { Progress } from '../local/pipeline.js'
-import type { DeadLetterCounts, TableSummary } from '../local/summary.js'
+import { LOCAL_REGION, type Progress, type DeadLetterCounts, type TableSummary } from '../local/index.js'
 
 /** `1,234` — one number format everywhere. */
 export const n = (x: number) => x.toLocaleString('en-US')

@@ -5,11 +5,10 @@
  * ratio (data files under 75 % of FLOE_TARGET_FILE_MB, Iceberg's RewriteDataFiles default
  * min-file-size ratio: what compaction would rewrite).
  */
-import type { CommitDeps } from '../commit/types.js'
-import type { TableStatus } from '../commit/status.js'
+import type { CommitDeps, TableStatus } from '../commit/index.js'
 import { parseTableId } from '../catalog/index.js'
-import { currentSnapshot } from '../iceberg/metadata.js'
-import { liveDataFiles } from '../iceberg/scan.js'
+import { currentSnapshot } from '../iceberg/index.js'
+import { liveDataFiles } from '../iceberg/manifests.js'
 
 export interface WatchRow {
   table: string

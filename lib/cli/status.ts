@@ -1,11 +1,9 @@
 /** `floe status`: per table, the backlog, the last commit, and committed offsets against writer checkpoints. */
 import { parseArgs } from 'node:util'
-import { createCommitterDeps } from '../../functions/committer.js'
-import { pipelineStatus, type TableStatus } from '../commit/status.js'
+import { createCommitterDeps, pipelineStatus, type TableStatus, type CommitDeps } from '../commit/index.js'
 import { jsonText, TABLE_OPTIONS, type Command } from './command.js'
 import { openTarget, TARGET_OPTIONS, TARGET_USAGE } from './target.js'
 import { formatWatch, watchRows } from './status-watch.js'
-import type { CommitDeps } from '../commit/types.js'
 import { ConfigError } from '../errors.js'
 
 const age = (ms: number) => (ms < 120_000 ? `${Math.round(ms / 1000)}s` : ms < 7_200_000 ? `${Math.round(ms / 60_000)}m` : `${(ms / 3_600_000).toFixed(1)}h`)

@@ -15,8 +15,7 @@ import { resolve } from 'node:path'
 import { createClients, destroyClients, endpointsFromEnv, type AwsClients } from '../clients.js'
 import { loadConfig, type FloeConfig, type SettingName } from '../config.js'
 import { ConfigError } from '../errors.js'
-import { LOCAL_CREDENTIALS, LOCAL_REGION, startLocalEndpoints } from '../local/endpoints.js'
-import { readLocalState, readServeInfo } from '../local/state.js'
+import { LOCAL_CREDENTIALS, LOCAL_REGION, startLocalEndpoints, readLocalState, readServeInfo } from '../local/index.js'
 
 /** The options every command that reads a pipeline accepts. */
 export const TARGET_OPTIONS = {

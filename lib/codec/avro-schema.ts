@@ -24,7 +24,7 @@
  * name onto the table's ids (lib/schema). Avro `doc` becomes the field's `doc`.
  */
 import { SchemaError } from '../errors.js'
-import type { IcebergType, NestedField, Schema, StructType } from '../schema/types.js'
+import type { IcebergType, NestedField, Schema, StructType } from '../schema/index.js'
 import { IdAllocator } from './shape.js'
 
 export type AvroPrimitive = 'null' | 'boolean' | 'int' | 'long' | 'float' | 'double' | 'bytes' | 'string'

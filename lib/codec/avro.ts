@@ -8,7 +8,7 @@
  */
 import avro from 'avsc'
 import { RecordError, SchemaError } from '../errors.js'
-import type { IcebergType, Schema } from '../schema/types.js'
+import type { IcebergType, Schema } from '../schema/index.js'
 import { avroToIcebergSchema, avroToIcebergType, resolveAvroSchema, type AvroNode } from './avro-schema.js'
 import { boundedCollections } from './avro-guard.js'
 import { convertAvroValue } from './avro-values.js'

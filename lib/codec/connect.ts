@@ -17,7 +17,7 @@
  */
 import { isLosslessNumber, parse, stringify, type LosslessNumber } from 'lossless-json'
 import { RecordError, SchemaError } from '../errors.js'
-import type { IcebergType, NestedField, Schema, StructType } from '../schema/types.js'
+import type { IcebergType, NestedField, Schema, StructType } from '../schema/index.js'
 import { decimalFromBytes, IdAllocator, isoDate, isoMicros, isoTime } from './shape.js'
 
 export const CONNECT_DECIMAL = 'org.apache.kafka.connect.data.Decimal'

@@ -42,7 +42,7 @@ import type { AwsClients } from '../clients.js'
 import type { FloeConfig, ValueFormat } from '../config.js'
 import { ConfigError, RecordError } from '../errors.js'
 import { isTombstone, type KafkaRecord } from '../kafka/index.js'
-import type { IcebergType, Schema } from '../schema/types.js'
+import type { IcebergType, Schema } from '../schema/index.js'
 import type { CompiledAvro } from './avro.js'
 import type { EnvelopeResult } from './connect.js'
 import { decodeUtf8, parseJsonObject, parseJsonValue } from './json.js'
@@ -192,4 +192,4 @@ function wrapped(type: IcebergType): Schema {
 }
 
 export { formatSelector } from './select.js'
-export { needsLiterals, parseJsonLiterals } from './json.js'
+export { needsLiterals, parseJsonLiterals, parseJsonObject, parseJsonObjectFast } from './json.js'

@@ -3,7 +3,7 @@
  * (bounded by FLOE_COMMIT_CONCURRENCY), each independently — one table's failure is reported,
  * never a reason to skip the others.
  */
-import { listPendingTables } from '../control/pending.js'
+import { listPendingTables } from '../control/index.js'
 import { emitMetrics, logger } from '../log.js'
 import { commitTable } from './table.js'
 import type { CommitDeps, CommitOptions, TableCommitResult } from './types.js'
@@ -96,6 +96,3 @@ async function commitTableWhileBacklogged(deps: CommitDeps, table: string, opts:
 }
 
 const sum = <T>(xs: T[], f: (x: T) => number) => xs.reduce((n, x) => n + f(x), 0)
-
-/** Re-exported for callers that fan out per table (maintenance, benchmarks). */
-export { mapBounded }

@@ -6,8 +6,8 @@
  */
 import { parse, stringify } from 'lossless-json'
 import { IcebergError } from '../errors.js'
-import type { OffsetRange } from '../control/types.js'
-import type { Snapshot, TableMetadata } from '../iceberg/types.js'
+import type { OffsetRange } from '../control/index.js'
+import type { Snapshot, TableMetadata } from '../iceberg/index.js'
 import { partitionKey } from '../kafka/index.js'
 
 export const offsetsSummaryKey = (pipeline: string) => `floe.offsets.${pipeline}`

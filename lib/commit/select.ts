@@ -4,7 +4,7 @@
  * offset past the earlier one, which would then look covered and be dropped.
  */
 import { partitionKey } from '../kafka/index.js'
-import type { PendingBatch } from '../control/types.js'
+import type { PendingBatch } from '../control/index.js'
 
 export interface SelectLimits {
   maxBatches: number

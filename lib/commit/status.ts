@@ -5,12 +5,10 @@
  * "visible in the table".
  */
 import { parseTableId } from '../catalog/index.js'
-import { listCheckpoints } from '../control/checkpoints.js'
+import { listCheckpoints, listLeasedTables, listPendingTables, readPendingBatches } from '../control/index.js'
 import { partitionKey } from '../kafka/index.js'
-import { listLeasedTables } from '../control/lease.js'
-import { listPendingTables, readPendingBatches } from '../control/pending.js'
 import { committedOffsets, COMMIT_ID_KEY } from './offsets.js'
-import type { TableMetadata } from '../iceberg/types.js'
+import type { TableMetadata } from '../iceberg/index.js'
 import type { CommitDeps } from './types.js'
 
 export interface PartitionStatus {

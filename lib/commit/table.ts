@@ -7,16 +7,12 @@
  * whose summary covers the batches (the next run drops and marks them): never a second append.
  */
 import { randomUUID } from 'node:crypto'
-import { appendFiles } from '../iceberg/append.js'
-import { currentSnapshot } from '../iceberg/metadata.js'
-import type { DataFile, TableMetadata } from '../iceberg/types.js'
+import { appendFiles } from '../iceberg/manifests.js'
+import { currentSnapshot, dataFileFromJSON, type DataFile, type TableMetadata } from '../iceberg/index.js'
 import { commitWithRebase, parseTableId, type LoadedTable, type Rebased, type TableId } from '../catalog/index.js'
 import { CommitConflictError, CommitStateUnknownError, FloeError } from '../errors.js'
 import { logger, metrics, MetricUnit } from '../log.js'
-import { acquireLease, markCommitted, releaseLease, renewLease, type CommittedMark, type Lease } from '../control/lease.js'
-import { loadBatchFiles, readPendingBatches } from '../control/pending.js'
-import { noteBacklog } from '../control/batches.js'
-import type { PendingBatch } from '../control/types.js'
+import { acquireLease, markCommitted, releaseLease, renewLease, type CommittedMark, type Lease, loadBatchFiles, readPendingBatches, noteBacklog, type PendingBatch } from '../control/index.js'
 import { tableCommitPolicy } from '../retry/index.js'
 import {
   COMMIT_ID_KEY,
@@ -67,7 +63,7 @@ export async function commitTable(deps: CommitDeps, table: string, opts: CommitO
     const eligible = new Set(first.map((b) => b.batchId))
     const selected = selectBatches(pending, { maxBatches: deps.config.commitMaxBatches, maxBytes: deps.config.commitMaxBytes }, eligible)
     if (selected.length === 0) return result
-    const files = await loadBatchFiles(deps.control, pipeline, selected)
+    const files = await loadBatchFiles(deps.control, pipeline, selected, dataFileFromJSON)
     const outcome = await appendWithRetries(deps, table, lease, selected, files, opts, result)
     lease = outcome.lease
     if (outcome.appended.length > 0) await opts.hooks?.afterSwap?.({ table, snapshotId: outcome.snapshotId! })

@@ -1,8 +1,8 @@
 /** What the commit protocol needs and reports. */
 import type { FloeConfig } from '../config.js'
-import type { ControlContext } from '../control/types.js'
-import type { Catalog } from '../catalog/types.js'
-import type { FileIO } from '../io/types.js'
+import type { ControlContext } from '../control/index.js'
+import type { Catalog } from '../catalog/index.js'
+import type { FileIO } from '../io/index.js'
 
 /** The part of lib/catalog's Catalog the committer uses. */
 export type CommitCatalog = Pick<Catalog, 'loadTable' | 'commit'>

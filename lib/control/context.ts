@@ -1,7 +1,7 @@
 /** The control-table context the writer and the committer share. */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb'
 import type { FloeConfig } from '../config.js'
-import type { FileIO } from '../io/types.js'
+import type { FileIO } from '../io/index.js'
 import type { ControlContext } from './types.js'
 
 /** Spilled file lists live beside the tables, under the warehouse (orphan cleanup knows the prefix). */

@@ -1,13 +1,12 @@
 /**
- * A pending batch's file list as the control table stores it (`filesJson`: a JSON array of
- * lib/iceberg's dataFileToJSON objects). A writer may hand a file over already in that form
- * (`EncodedFile`, serialised once when the file was written: a few KB of one-byte string
- * instead of ~60 KB of metric Maps and Uint8Array bounds held until the registration).
+ * A pending batch's file list as the control table stores it (`filesJson`: a JSON array). lib/control
+ * does not know what a file entry is: the writer hands each file over already serialised
+ * (`EncodedFile`, encoded once when the file was written — lib/iceberg's `encodeDataFile` — a few
+ * KB of one-byte string instead of ~60 KB of metric Maps and Uint8Array bounds held until the
+ * registration), and readers decode the entries they get back (`loadBatchFiles`' `decode`).
  */
-import { dataFileToJSON } from '../iceberg/datafile-json.js'
-import type { DataFile } from '../iceberg/types.js'
 
-/** A data file in its registration form: `json` is `JSON.stringify(dataFileToJSON(file))`. */
+/** A file in its registration form: `json` is the entry's JSON text; the rest is what the registration counts. */
 export interface EncodedFile {
   json: string
   filePath: string
@@ -15,16 +14,10 @@ export interface EncodedFile {
   fileSizeInBytes: number
 }
 
-export type RegisteredFile = DataFile | EncodedFile
+/** What a writer registers: files in their registration form. */
+export type RegisteredFile = EncodedFile
 
-export const encodeFile = (f: DataFile): EncodedFile => ({
-  json: JSON.stringify(dataFileToJSON(f)),
-  filePath: f.filePath,
-  recordCount: f.recordCount,
-  fileSizeInBytes: f.fileSizeInBytes,
-})
-
-/** The list's JSON text: byte-identical to `JSON.stringify(files.map(dataFileToJSON))`. */
+/** The list's JSON text: the entries' JSON, in order. */
 export function filesJson(files: readonly RegisteredFile[]): string {
-  return `[${files.map((f) => ('json' in f ? f.json : JSON.stringify(dataFileToJSON(f)))).join(',')}]`
+  return `[${files.map((f) => f.json).join(',')}]`
 }

@@ -1,3 +1,13 @@
-/** lib/control's face for the writer: the registration's item-size rules and file-list form. */
+/** The control table: offset checkpoints, pending batches and their file lists, leases, replay markers, the registration's item-size rules. */
 export { TX_PAYLOAD_BUDGET, itemSizes, withTransactionBudget } from './tx-budget.js'
-export { encodeFile, filesJson, type EncodedFile, type RegisteredFile } from './file-list.js'
+export { filesJson, type EncodedFile, type RegisteredFile } from './file-list.js'
+export { createControlContext } from './context.js'
+export { listPendingTables, readPendingBatches, loadBatchFiles } from './pending.js'
+export { batchPartitionPrefixes } from './keys.js'
+export type { OffsetRange, PendingBatch, ControlContext, PendingBatchInput } from './types.js'
+export { listLeasedTables, acquireLease, markCommitted, releaseLease, renewLease, type CommittedMark, type Lease } from './lease.js'
+export { listCheckpoints, readCheckpoints } from './checkpoints.js'
+export { noteBacklog, maxTransactionItems, countPendingBatches, registerBatches } from './batches.js'
+export { CONTROL_TABLE } from './table-def.js'
+export { readReplayMarkers, replaySourceId, type MarkerItem, type ReplayMarker } from './replay.js'
+export { pages } from './paging.js'

@@ -1,8 +1,6 @@
 /** Reading pending batches back: which tables have work, what their batches cover, their files. */
 import { QueryCommand } from '@aws-sdk/lib-dynamodb'
 import { FloeError } from '../errors.js'
-import { dataFileFromJSON } from '../iceberg/datafile-json.js'
-import type { DataFile } from '../iceberg/types.js'
 import { batchGetAll } from './batch-get.js'
 import { wrapDynamoError } from './errors.js'
 import { pages } from './paging.js'
@@ -102,11 +100,13 @@ function toPendingBatch(item: Record<string, unknown>): PendingBatch {
 }
 
 /**
- * The data files of the given batches (from the items, or from their spilled objects). The
- * BatchGets (100 items each) run FLOE_SHARD_CONCURRENCY at a time: 10,000 batches are 100 of them.
+ * The files of the given batches (from the items, or from their spilled objects), each list entry
+ * passed through `decode` (the caller's file type: lib/iceberg's `dataFileFromJSON` for data files).
+ * The BatchGets (100 items each) run FLOE_SHARD_CONCURRENCY at a time: 10,000 batches are 100 of them.
  */
-export async function loadBatchFiles(ctx: ControlContext, pipeline: string, batches: PendingBatch[]): Promise<Map<string, DataFile[]>> {
-  const files = new Map<string, DataFile[]>()
+export async function loadBatchFiles<F>(ctx: ControlContext, pipeline: string, batches: PendingBatch[], decode: (entry: unknown) => F): Promise<Map<string, F[]>> {
+  const files = new Map<string, F[]>()
+  const parseFiles = (data: Uint8Array | string, batch: PendingBatch) => parseFileList(data, batch).map(decode)
   const inline = new Map(batches.filter((b) => b.spillPath === undefined).map((b) => [b.batchId, b]))
   const spilled = batches.filter((b) => b.spillPath !== undefined)
   await mapBounded(spilled, ctx.config.shardConcurrency, async (b) => void files.set(b.batchId, parseFiles(await ctx.io.read(b.spillPath!), b)))
@@ -125,7 +125,7 @@ export async function loadBatchFiles(ctx: ControlContext, pipeline: string, batc
   return files
 }
 
-function parseFiles(data: Uint8Array | string, batch: PendingBatch): DataFile[] {
+function parseFileList(data: Uint8Array | string, batch: PendingBatch): unknown[] {
   const text = typeof data === 'string' ? data : new TextDecoder().decode(data)
   let json: unknown
   try {
@@ -136,5 +136,5 @@ function parseFiles(data: Uint8Array | string, batch: PendingBatch): DataFile[] 
   if (!Array.isArray(json) || json.length !== batch.fileCount) {
     throw new FloeError(`table ${batch.table}: batch ${batch.batchId} lists ${Array.isArray(json) ? json.length : 'no'} files, expected ${batch.fileCount}`)
   }
-  return json.map((j) => dataFileFromJSON(j))
+  return json
 }

@@ -1,7 +1,7 @@
 /** Values passed between the writer, the committer and the control table. */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb'
 import type { FloeConfig } from '../config.js'
-import type { FileIO } from '../io/types.js'
+import type { FileIO } from '../io/index.js'
 import type { RegisteredFile } from './file-list.js'
 
 /** What every control-table operation needs. */
@@ -33,7 +33,7 @@ export interface OffsetRange {
 export interface PendingBatchInput {
   /** `namespace.name` */
   table: string
-  /** DataFiles, or already in their registration form (file-list.ts). */
+  /** The files, in their registration form (file-list.ts: the writer encodes each once). */
   files: RegisteredFile[]
   schemaId: number
   specId: number

@@ -11,7 +11,7 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto'
 import { IcebergError } from '../errors.js'
-import type { FileIO } from '../io/types.js'
+import type { FileIO } from '../io/index.js'
 import { encodeManifest, readManifest, summarizePartitions } from './manifest.js'
 import { encodeManifestList } from './manifest-list.js'
 import { boundBytes, mergeManifests, mergeSettings } from './merge.js'

@@ -93,3 +93,14 @@ export function dataFileFromJSON(j: unknown): DataFile {
   set('keyMetadata', o.keyMetadata === undefined ? undefined : unb64(o.keyMetadata))
   return f
 }
+
+/**
+ * A data file in lib/control's registration form (its EncodedFile): the JSON text of
+ * `dataFileToJSON(f)`, serialised once when the file is written, and the counts the registration needs.
+ */
+export const encodeDataFile = (f: DataFile): { json: string; filePath: string; recordCount: number; fileSizeInBytes: number } => ({
+  json: JSON.stringify(dataFileToJSON(f)),
+  filePath: f.filePath,
+  recordCount: f.recordCount,
+  fileSizeInBytes: f.fileSizeInBytes,
+})

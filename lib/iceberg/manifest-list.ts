@@ -3,7 +3,7 @@
  * write the spec's v1/v2/v3 schema with the header keys Iceberg-Java writes.
  */
 import { IcebergError } from '../errors.js'
-import type { FileIO } from '../io/types.js'
+import type { FileIO } from '../io/index.js'
 import { readAvroFile, writeAvroFile } from './avro.js'
 import { asBigInt, asBytes, asNumber, get, recordShape } from './avro-fields.js'
 import { manifestListSchema } from './manifest-schema.js'

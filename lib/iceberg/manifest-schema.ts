@@ -4,7 +4,7 @@
  * partition struct (field 102) built from a partition spec and its table schema.
  */
 import { IcebergError } from '../errors.js'
-import type { NestedField, Schema } from '../schema/types.js'
+import type { NestedField, Schema } from '../schema/index.js'
 import { avroName } from './avro.js'
 import { transformResultType } from './transforms.js'
 import type { PartitionSpec } from './types.js'

@@ -4,8 +4,8 @@
  * schema with Iceberg-Java's header keys.
  */
 import { IcebergError } from '../errors.js'
-import type { FileIO } from '../io/types.js'
-import type { Schema } from '../schema/types.js'
+import type { FileIO } from '../io/index.js'
+import type { Schema } from '../schema/index.js'
 import { readAvroFile, writeAvroFile, avroName } from './avro.js'
 import { asBigInt, asBytes, asNumber, get, recordShape, type RecordShape } from './avro-fields.js'
 import { stringifyJson } from './json.js'

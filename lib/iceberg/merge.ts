@@ -40,9 +40,9 @@
  * least one bin per commit and steady state (at most min-count reads) is never limited.
  */
 import { IcebergError } from '../errors.js'
-import type { FileIO } from '../io/types.js'
+import type { FileIO } from '../io/index.js'
 import { logger } from '../log.js'
-import type { Schema } from '../schema/types.js'
+import type { Schema } from '../schema/index.js'
 import { encodeManifest, readManifest, summarizePartitions } from './manifest.js'
 import { toBoundBytes, type BoundValue } from './conversions.js'
 import type { ManifestEntry, ManifestFile, PartitionSpec, PartitionValue, TableMetadata } from './types.js'

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto'
 import { gunzipSync, gzipSync } from 'node:zlib'
 import { createRequire } from 'node:module'
 import { IcebergError } from '../errors.js'
-import type { FileIO } from '../io/types.js'
+import type { FileIO } from '../io/index.js'
 import { parseTableMetadata, serializeTableMetadata } from './metadata.js'
 import type { TableMetadata } from './types.js'
 

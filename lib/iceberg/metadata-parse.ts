@@ -4,7 +4,7 @@
  * `partition-spec` turned into lists, 64-bit ids coerced to bigint. Unknown keys are untouched.
  */
 import { IcebergError } from '../errors.js'
-import type { Schema } from '../schema/types.js'
+import type { Schema } from '../schema/index.js'
 import { describe, isObject, toBigInt } from './json.js'
 import type { PartitionSpec, TableMetadata } from './types.js'
 

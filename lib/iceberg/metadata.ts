@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import { IcebergError } from '../errors.js'
-import type { IcebergType, Schema } from '../schema/types.js'
+import type { IcebergType, Schema } from '../schema/index.js'
 import { describe, isObject, parseJson, stringifyJson } from './json.js'
 import { fail, normaliseMetadata } from './metadata-parse.js'
 import type { PartitionSpec, Snapshot, SortOrder, TableMetadata } from './types.js'

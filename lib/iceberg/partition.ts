@@ -4,8 +4,7 @@
  * PartitionSpec.Builder and Transform.toHumanString do, so paths match what Spark writes.
  */
 import { IcebergError } from '../errors.js'
-import type { IcebergType, NestedField, Schema } from '../schema/types.js'
-import { isPrimitive, isStruct } from '../schema/types.js'
+import { type IcebergType, type NestedField, type Schema, isPrimitive, isStruct } from '../schema/index.js'
 import { bytesToUuid } from './conversions.js'
 import { applyTransform, civilFromDays, parseTransform, type Transform, transformResultType, transformToString } from './transforms.js'
 import type { PartitionField, PartitionSpec, PartitionTuple, PartitionValue } from './types.js'

@@ -21,7 +21,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import { IcebergError, ReplacedFileGoneError } from '../errors.js'
-import type { FileIO } from '../io/types.js'
+import type { FileIO } from '../io/index.js'
 import { mapBounded } from '../concurrency.js'
 import { encodeManifest, readManifest, summarizePartitions } from './manifest.js'
 import { encodeManifestList } from './manifest-list.js'

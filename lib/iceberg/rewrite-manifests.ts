@@ -21,7 +21,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import { IcebergError } from '../errors.js'
-import type { FileIO } from '../io/types.js'
+import type { FileIO } from '../io/index.js'
 import { mapBounded } from '../concurrency.js'
 import { newSnapshotId } from './append.js'
 import { readManifest } from './manifest.js'

@@ -2,7 +2,7 @@
  * Reading a snapshot's files: its manifests (from the manifest list, or v1's embedded
  * `manifests`), then the entries of each manifest with inheritance applied.
  */
-import type { FileIO } from '../io/types.js'
+import type { FileIO } from '../io/index.js'
 import { IcebergError } from '../errors.js'
 import { currentSnapshot, snapshotById } from './metadata.js'
 import { decodeManifest } from './manifest.js'

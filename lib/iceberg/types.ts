@@ -2,7 +2,7 @@
  * Shared Iceberg value types. Metadata keeps the spec's JSON field names; every 64-bit id
  * (snapshot ids, sequence numbers, row ids) is a `bigint`, never a JS number.
  */
-import type { Schema } from '../schema/types.js'
+import type { Schema } from '../schema/index.js'
 
 export interface PartitionField {
   'source-id': number

@@ -17,8 +17,8 @@ import {
   type ProjectionType,
 } from '@aws-sdk/client-dynamodb'
 import { CreateBucketCommand, HeadBucketCommand, type S3Client } from '@aws-sdk/client-s3'
-import { CATALOG_TABLE } from '../catalog/table-def.js'
-import { CONTROL_TABLE } from '../control/table-def.js'
+import { CATALOG_TABLE } from '../catalog/index.js'
+import { CONTROL_TABLE } from '../control/index.js'
 import { errorName, statusOf } from '../retry/index.js'
 
 export type EnsureResult = 'created' | 'exists'

@@ -16,7 +16,7 @@ import { readFileSync } from 'node:fs'
 import { basename } from 'node:path'
 import { isLosslessNumber, isSafeNumber, parse, stringify } from 'lossless-json'
 import { ConfigError } from '../errors.js'
-import type { FileIO } from '../io/types.js'
+import type { FileIO } from '../io/index.js'
 import type { KafkaLog } from './kafka-log.js'
 
 const enc = new TextEncoder()

@@ -6,7 +6,7 @@
  */
 import type { AwsClients } from '../clients.js'
 import type { FloeConfig } from '../config.js'
-import type { FileIO } from '../io/types.js'
+import type { FileIO } from '../io/index.js'
 import type { KafkaConnection } from './kafka-client.js'
 import { KafkaPoller, type KafkaPollerOptions, type PollerStats } from './kafka-poller.js'
 import { runWithHandlers, type Progress } from './pipeline.js'

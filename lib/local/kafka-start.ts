@@ -8,7 +8,7 @@
 import type { AwsClients } from '../clients.js'
 import type { FloeConfig } from '../config.js'
 import { ConfigError } from '../errors.js'
-import type { FileIO } from '../io/types.js'
+import type { FileIO } from '../io/index.js'
 import { startKafkaBroker } from './kafka-broker.js'
 import { connectionFrom, parseBrokers, type KafkaConnection } from './kafka-client.js'
 import type { KafkaLog, LogRecord } from './kafka-log.js'

@@ -4,16 +4,14 @@
  * every record is delivered and nothing is pending. Used by `floe start` and its test.
  */
 import type { Context } from 'aws-lambda'
-import { createCommitterDeps, createCommitterHandler } from '../../functions/committer.js'
-import { createWriterDeps, createWriterHandler } from '../../functions/writer.js'
+import { createCommitterHandler } from '../../functions/committer.js'
+import { createWriterHandler } from '../../functions/writer.js'
+import { createWriterDeps, type WriterSummary } from '../writer/index.js'
+import { createCommitterDeps, type CommitterSummary } from '../commit/index.js'
 import type { AwsClients } from '../clients.js'
-import type { CommitterSummary } from '../commit/summary.js'
 import type { FloeConfig } from '../config.js'
-import type { WriterSummary } from '../writer/index.js'
-import { listCheckpoints } from '../control/checkpoints.js'
-import { createControlContext } from '../control/context.js'
-import { listPendingTables } from '../control/pending.js'
-import type { FileIO } from '../io/types.js'
+import { listCheckpoints, createControlContext, listPendingTables } from '../control/index.js'
+import type { FileIO } from '../io/index.js'
 import { EventSourceMapping } from './esm.js'
 import type { KafkaLog } from './kafka-log.js'
 

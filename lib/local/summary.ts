@@ -2,12 +2,10 @@
  * What a local run left behind, read back from the tables themselves (catalog → metadata →
  * manifests), not from the run's counters, plus the dead-letter store.
  */
-import { tableName } from '../catalog/index.js'
-import type { Catalog } from '../catalog/types.js'
-import { currentSnapshot } from '../iceberg/metadata.js'
-import { writeVersionHint } from '../iceberg/metadata-io.js'
-import { liveDataFiles } from '../iceberg/scan.js'
-import type { FileIO } from '../io/types.js'
+import { tableName, type Catalog } from '../catalog/index.js'
+import { currentSnapshot, writeVersionHint } from '../iceberg/index.js'
+import { liveDataFiles } from '../iceberg/manifests.js'
+import type { FileIO } from '../io/index.js'
 
 export interface TableSummary {
   table: string

@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import { commitWithRebase as rebase, parseTableId, type LoadedTable, type Rebased } from '../catalog/index.js'
-import { acquireLease, releaseLease, renewLease, type Lease } from '../control/lease.js'
+import { acquireLease, releaseLease, renewLease, type Lease } from '../control/index.js'
 import { CommitConflictError } from '../errors.js'
 import { emitMetrics, logger } from '../log.js'
 import { commitPolicy } from '../retry/index.js'

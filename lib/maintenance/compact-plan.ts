@@ -12,7 +12,7 @@
  * - Groups are taken oldest data first until FLOE_COMPACT_MAX_MB of input is planned: one
  *   maintenance run does that much per table and the next run continues.
  */
-import type { DataFile, ManifestEntry, TableMetadata } from '../iceberg/types.js'
+import type { DataFile, ManifestEntry, TableMetadata } from '../iceberg/index.js'
 
 export const SMALL_RATIO = 0.75
 export const TARGET_FILE_SIZE = 'write.target-file-size-bytes'

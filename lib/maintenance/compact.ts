@@ -22,10 +22,8 @@
  */
 import { randomUUID } from 'node:crypto'
 import { parseTableId } from '../catalog/index.js'
-import { replaceDataFiles } from '../iceberg/replace.js'
-import { liveEntries } from '../iceberg/scan.js'
-import { currentSchema, currentSnapshot } from '../iceberg/metadata.js'
-import type { DataFile, TableMetadata } from '../iceberg/types.js'
+import { replaceDataFiles, liveEntries } from '../iceberg/manifests.js'
+import { currentSchema, currentSnapshot, type DataFile, type TableMetadata } from '../iceberg/index.js'
 import { emitMetrics, logger, MetricUnit } from '../log.js'
 import { parquetMetadataAsync } from 'hyparquet'
 import { IcebergError } from '../errors.js'

@@ -15,11 +15,9 @@
  * 4. `gc.enabled=false` (Iceberg's switch for tables whose files another table owns): snapshots
  *    are expired, no file is deleted.
  */
-import { planExpiry } from '../iceberg/expire.js'
-import { readManifest } from '../iceberg/manifest.js'
-import { snapshotManifests } from '../iceberg/scan.js'
-import type { ManifestFile, Snapshot, TableMetadata } from '../iceberg/types.js'
-import type { FileIO } from '../io/types.js'
+import { planExpiry, type ManifestFile, type Snapshot, type TableMetadata } from '../iceberg/index.js'
+import { readManifest, snapshotManifests } from '../iceberg/manifests.js'
+import type { FileIO } from '../io/index.js'
 import { mapBounded } from '../concurrency.js'
 import { emitMetrics, logger, MetricUnit } from '../log.js'
 import { commitUnderLease, type LeaseHolder } from './commit.js'

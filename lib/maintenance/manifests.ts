@@ -6,8 +6,8 @@
  * values of its ancestry, as compaction's does, so the committer still finds its offsets.
  * Replaced manifests stay reachable from the parent snapshot: expiry deletes them with it.
  */
-import { planManifestRewrite, rewriteManifests } from '../iceberg/rewrite-manifests.js'
-import { currentSnapshot } from '../iceberg/metadata.js'
+import { planManifestRewrite, rewriteManifests } from '../iceberg/manifests.js'
+import { currentSnapshot } from '../iceberg/index.js'
 import { emitMetrics, logger } from '../log.js'
 import { commitUnderLease, type LeaseHolder } from './commit.js'
 import { floeSummary } from './compact.js'

@@ -18,9 +18,8 @@
  *    far beyond a Lambda's 15 minutes, so an in-flight writer's or committer's files are safe).
  */
 import { parseTableId } from '../catalog/index.js'
-import { listPendingTables, loadBatchFiles, readPendingBatches } from '../control/pending.js'
-import { metadataDir } from '../iceberg/metadata-io.js'
-import type { TableMetadata } from '../iceberg/types.js'
+import { listPendingTables, loadBatchFiles, readPendingBatches } from '../control/index.js'
+import { dataFileFromJSON, metadataDir, type TableMetadata } from '../iceberg/index.js'
 import { logger, metrics, MetricUnit } from '../log.js'
 import { immediately, retry } from '../retry/index.js'
 import { normalizePath, referencedFiles } from './references.js'
@@ -109,7 +108,7 @@ export async function pendingFilesOf(deps: MaintenanceDeps, pipeline: string, ta
       step = 'batches'
       const batches = await readPendingBatches(deps.control, pipeline, table)
       step = 'files'
-      const files = await loadBatchFiles(deps.control, pipeline, batches)
+      const files = await loadBatchFiles(deps.control, pipeline, batches, dataFileFromJSON)
       return [...files.values()].flat().map((f) => f.filePath)
     },
     immediately(deps.config.orphanPendingReadAttempts),

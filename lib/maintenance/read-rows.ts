@@ -14,9 +14,9 @@ import { brotliDecompressSync, gunzipSync } from 'node:zlib'
 import { decompress as zstdDecompress } from 'fzstd'
 import { parquetMetadataAsync, parquetReadObjects, parquetSchema, type AsyncBuffer, type FileMetaData } from 'hyparquet'
 import { IcebergError } from '../errors.js'
-import { isList, isMap, isStruct, type IcebergType, type NestedField, type StructType } from '../schema/types.js'
-import { compileCoercer, type Row } from '../writer/columnar/index.js'
-import type { FileIO } from '../io/types.js'
+import { isList, isMap, isStruct, type IcebergType, type NestedField, type StructType } from '../schema/index.js'
+import { compileCoercer, type Row } from '../writer/index.js'
+import type { FileIO } from '../io/index.js'
 
 /** A table or file compaction cannot rewrite exactly; the message names the column. */
 export class CompactionUnsupportedError extends IcebergError {}

@@ -11,12 +11,9 @@
  * error: when in doubt, nothing is deleted.
  */
 import { IcebergError } from '../errors.js'
-import { snapshotManifests } from '../iceberg/scan.js'
-import { readManifest } from '../iceberg/manifest.js'
-import { readTableMetadata, metadataDir } from '../iceberg/metadata-io.js'
-import type { ManifestFile, TableMetadata } from '../iceberg/types.js'
-import { parsePath } from '../io/paths.js'
-import type { FileIO } from '../io/types.js'
+import { readTableMetadata, metadataDir, type ManifestFile, type TableMetadata } from '../iceberg/index.js'
+import { snapshotManifests, readManifest } from '../iceberg/manifests.js'
+import { parsePath, type FileIO } from '../io/index.js'
 
 /** Manifests read at once: enough to hide S3 latency, few enough not to exhaust sockets. */
 const READ_CONCURRENCY = 16

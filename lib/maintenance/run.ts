@@ -11,9 +11,8 @@
  * the routes name: other engines' tables may share those namespaces, and their writers (a Spark
  * job running for a day) are not covered by Floe's pending-batch protection.
  */
-import { mapBounded } from '../commit/committer.js'
-import { listLeasedTables } from '../control/lease.js'
-import { listPendingTables } from '../control/pending.js'
+import { mapBounded } from '../concurrency.js'
+import { listLeasedTables, listPendingTables } from '../control/index.js'
 import { NoSuchTableError } from '../errors.js'
 import { emitMetrics, logger } from '../log.js'
 import { withTableLease } from './commit.js'

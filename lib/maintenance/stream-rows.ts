@@ -5,10 +5,10 @@
  * and rows are handed on once a chunk's worth is buffered. Every step declares what it holds to
  * the group's CompactionBudget before it holds it.
  */
-import type { DataFile } from '../iceberg/types.js'
-import type { FileIO } from '../io/types.js'
-import type { StructType } from '../schema/types.js'
-import type { Row } from '../writer/columnar/index.js'
+import type { DataFile } from '../iceberg/index.js'
+import type { FileIO } from '../io/index.js'
+import type { StructType } from '../schema/index.js'
+import type { Row } from '../writer/index.js'
 import { IcebergError } from '../errors.js'
 import { JS_ROW_FACTOR, type CompactionBudget } from './budget.js'
 import { openRows, rangedFile } from './read-rows.js'

@@ -1,8 +1,8 @@
 /** What table maintenance needs and reports. */
-import type { Catalog } from '../catalog/types.js'
+import type { Catalog } from '../catalog/index.js'
 import type { FloeConfig } from '../config.js'
-import type { ControlContext } from '../control/types.js'
-import type { FileIO } from '../io/types.js'
+import type { ControlContext } from '../control/index.js'
+import type { FileIO } from '../io/index.js'
 
 /** Committer deps (lib/commit CommitDeps) fit. Maintenance commits only under the table's commit lease. */
 export interface MaintenanceDeps {

@@ -11,10 +11,10 @@
 import * as arrow from 'apache-arrow'
 import type { FileMetaData } from 'hyparquet'
 import { Table as WasmTable, transformParquetStream, WriterPropertiesBuilder } from 'parquet-wasm/node'
-import type { StructType } from '../schema/types.js'
-import type { FileSink } from '../io/types.js'
+import type { StructType } from '../schema/index.js'
+import type { FileSink } from '../io/index.js'
 import type { CompactionBudget } from './budget.js'
-import { columnMetrics, compileArrowBuilder, compressionOf, metricsModes, type ColumnMetrics, type LeafStats, type Row } from '../writer/columnar/index.js'
+import { columnMetrics, compileArrowBuilder, compressionOf, metricsModes, type ColumnMetrics, type LeafStats, type Row } from '../writer/index.js'
 
 function compare(a: unknown, b: unknown): number {
   if (typeof a === 'string' && typeof b === 'string') return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'))

@@ -16,7 +16,7 @@
  * routes now send it.
  */
 import { createHash } from 'node:crypto'
-import { readReplayMarkers, replaySourceId, type MarkerItem, type ReplayMarker } from '../control/replay.js'
+import { readReplayMarkers, replaySourceId, type MarkerItem, type ReplayMarker } from '../control/index.js'
 import { FloeError } from '../errors.js'
 import { deadLetterLine, writeBatch, type DeadLetter, type DeadLetterLine } from '../writer/index.js'
 import { partitionKey } from '../kafka/index.js'

@@ -13,9 +13,7 @@
  * checkpoint from failed-batch objects older than that (see failed-batches.ts).
  */
 import { ScanCommand } from '@aws-sdk/lib-dynamodb'
-import { batchPartitionPrefixes } from '../control/keys.js'
-import { pages } from '../control/paging.js'
-import type { ControlContext } from '../control/types.js'
+import { batchPartitionPrefixes, pages, type ControlContext } from '../control/index.js'
 
 export type RegisteredRanges = Map<string, { first: bigint; next: bigint }[]>
 

@@ -20,7 +20,7 @@
  * left of the budget; once the held bytes alone leave no room for a row, each row is written
  * alone. So `bufferedBytes` (rows + held) never passes the budget.
  */
-import type { PartitionTuple } from '../iceberg/types.js'
+import type { PartitionTuple } from '../iceberg/index.js'
 import { estimateRowBytes } from './columnar/sizes.js'
 
 export { estimateRowBytes }

@@ -13,8 +13,8 @@
 import { createHash } from 'node:crypto'
 import { mapBounded } from '../concurrency.js'
 import { redactUrls } from '../errors.js'
-import type { FileIO } from '../io/types.js'
-import type { KafkaRecord } from '../kafka/event.js'
+import type { FileIO } from '../io/index.js'
+import type { KafkaRecord } from '../kafka/index.js'
 
 export interface DeadLetter {
   record: KafkaRecord

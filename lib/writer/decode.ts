@@ -5,12 +5,11 @@
  * decoded or routed becomes an item carrying its dead letter, never an exception.
  */
 import { FloeError, RecordError } from '../errors.js'
-import { parseJsonObject, parseJsonObjectFast } from '../codec/json.js'
+import { parseJsonObject, parseJsonObjectFast, type DecodedValue } from '../codec/index.js'
 import { isTombstone, partitionKey, type KafkaRecord } from '../kafka/index.js'
-import type { Schema } from '../schema/types.js'
+import type { Schema } from '../schema/index.js'
 import type { DeadLetter } from './dead-letters.js'
 import { inspectRecord } from './guard.js'
-import type { DecodedValue } from '../codec/index.js'
 import type { ReplayOptions, WriterDeps } from './types.js'
 
 /** One record of the batch after decoding and routing. */

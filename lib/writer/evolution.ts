@@ -12,10 +12,7 @@
  * that carry a value there get a dead-letter reason naming the field, the table type, the
  * writer's type and the value. Pure: the catalog commit and its retries are in tables.ts.
  */
-import { inferSchema } from '../schema/infer.js'
-import { evolveSchema, sameName, type EvolveOptions } from '../schema/evolve.js'
-import { canPromote } from '../schema/promote.js'
-import { isList, isMap, isStruct, type IcebergType, type ListType, type MapType, type NestedField, type Schema, type StructType } from '../schema/types.js'
+import { inferSchema, evolveSchema, sameName, type EvolveOptions, canPromote, isList, isMap, isStruct, type IcebergType, type ListType, type MapType, type NestedField, type Schema, type StructType } from '../schema/index.js'
 import { describe, NEEDS_EXACT, type Coerced, type Coercer } from './columnar/coerce.js'
 import { exactJson } from './decode.js'
 import type { Sample, TableState } from './table-state.js'

@@ -13,8 +13,8 @@
  * so writes spread over S3 prefixes instead of one `data/` prefix (docs/scale.md).
  */
 import { createHash, randomUUID } from 'node:crypto'
-import type { DataFile, PartitionTuple, TableMetadata } from '../iceberg/types.js'
-import type { FileIO } from '../io/types.js'
+import type { DataFile, PartitionTuple, TableMetadata } from '../iceberg/index.js'
+import type { FileIO } from '../io/index.js'
 
 export function dataLocation(md: Pick<TableMetadata, 'location' | 'properties'>): string {
   const explicit = md.properties?.['write.data.path'] ?? md.properties?.['write.folder-storage.path']

@@ -7,3 +7,5 @@ export { BufferPool, estimateRowBytes, partitionKeyOf, type FlushReason, type Bu
 export { deadLetterLine, deadLetterPath, writeDeadLetters, type DeadLetter, type DeadLetterLine } from './dead-letters.js'
 export { dataFilePath, dataLocation } from './files.js'
 export { planGroups } from './groups.js'
+export { createWriterDeps } from './deps.js'
+export { compileCoercer, type Row, columnMetrics, compileArrowBuilder, compressionOf, metricsModes, type ColumnMetrics, type LeafStats } from './columnar/index.js'

@@ -12,8 +12,8 @@
  * `keyText` of the decoded key when the topic has a key format, else of the raw bytes.
  */
 import { isLosslessNumber } from 'lossless-json'
-import type { KafkaRecord } from '../kafka/event.js'
-import type { IcebergType, NestedField, Schema } from '../schema/types.js'
+import type { KafkaRecord } from '../kafka/index.js'
+import type { IcebergType, NestedField, Schema } from '../schema/index.js'
 
 export const KAFKA_COLUMN = '_kafka'
 export const KAFKA_PARTS = ['topic', 'partition', 'offset', 'timestamp', 'key', 'headers'] as const

@@ -4,7 +4,7 @@
  * batch (tables.ts), then the keys decoded for tables whose `_kafka.key` is a string column.
  */
 import { BackpressureError } from '../errors.js'
-import { countPendingBatches } from '../control/batches.js'
+import { countPendingBatches } from '../control/index.js'
 import type { Item } from './decode.js'
 import type { Sample, TableSet } from './tables.js'
 import type { WriterDeps } from './types.js'

@@ -7,10 +7,8 @@
  * or dropped still advances. Returns a plain GroupResult; the caller merges it.
  */
 import { FencedError, IcebergError, RecordError, SchemaError } from '../errors.js'
-import { registerBatches } from '../control/batches.js'
-import { withTransactionBudget } from '../control/index.js'
-import type { OffsetRange, PendingBatchInput } from '../control/types.js'
-import type { EventPartition } from '../kafka/partitions.js'
+import { registerBatches, withTransactionBudget, type OffsetRange, type PendingBatchInput } from '../control/index.js'
+import type { EventPartition } from '../kafka/index.js'
 import type { BufferStats } from './buffers.js'
 import type { Item } from './decode.js'
 import { writeDeadLetters, type DeadLetter } from './dead-letters.js'

@@ -3,8 +3,8 @@
  * column, and the partition-path rules a partition value must pass before a file is named by it.
  */
 import { isInside } from '../io/index.js'
-import type { PartitionTuple } from '../iceberg/types.js'
-import type { KafkaRecord } from '../kafka/event.js'
+import type { PartitionTuple } from '../iceberg/index.js'
+import type { KafkaRecord } from '../kafka/index.js'
 import { partitionKeyOf } from './buffers.js'
 import { dataFilePath, dataLocation } from './files.js'
 import { excerpt } from './guard.js'

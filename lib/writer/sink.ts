@@ -9,8 +9,8 @@
  * own (~20 MB for a 200-column file however few its rows, never shrinking), part of the ~100 MB
  * the function needs beyond the budget (docs/benchmarks.md, "Writer memory and structure").
  */
-import { encodeFile, type EncodedFile } from '../control/index.js'
-import type { PartitionTuple } from '../iceberg/types.js'
+import type { EncodedFile } from '../control/index.js'
+import { encodeDataFile, type PartitionTuple } from '../iceberg/index.js'
 import { BufferPool, partitionKeyOf, type BufferStats, type RowBuffer } from './buffers.js'
 import { dataFilePath, writeDataFile, type EncodedChunk } from './files.js'
 import type { TableSet } from './tables.js'
@@ -97,7 +97,7 @@ export class FileSink {
     const state = tables.get(buffer.table)!
     const chunk = await encoding
     const path = dataFilePath(state.metadata, state.partitionPath(buffer.partition), writerId, this.#seq++, deps.config.objectStorageLayout)
-    const file = encodeFile(await writeDataFile(deps.io, path, chunk, state.spec['spec-id'], buffer.partition))
+    const file = encodeDataFile(await writeDataFile(deps.io, path, chunk, state.spec['spec-id'], buffer.partition))
     this.#paths.push(path)
     let list = this.#files.get(buffer.table)
     if (!list) this.#files.set(buffer.table, (list = []))

@@ -7,15 +7,10 @@
  * writer creating it first is fine: theirs is loaded (evolution then adds what ours has more).
  */
 import { AlreadyExistsError, IcebergError, NoSuchTableError, SchemaError } from '../errors.js'
-import { parsePartitionBy } from '../iceberg/partition.js'
-import type { PartitionSpec } from '../iceberg/types.js'
-import type { KafkaRecord } from '../kafka/event.js'
+import { parsePartitionBy, type PartitionSpec } from '../iceberg/index.js'
+import type { KafkaRecord } from '../kafka/index.js'
 import { needsLiterals, parseJsonLiterals } from '../codec/index.js'
-import { declaredTableSchema } from '../schema/declared.js'
-import { applyColumnHints } from '../schema/hints.js'
-import { inferSchema } from '../schema/infer.js'
-import type { Schema } from '../schema/types.js'
-import { maxFieldId } from '../schema/walk.js'
+import { declaredTableSchema, applyColumnHints, inferSchema, type Schema, maxFieldId } from '../schema/index.js'
 import type { TableOptions } from '../config.js'
 import { recordColumns } from './guard.js'
 import { kafkaField, type KafkaKeyType, type KafkaPart } from './kafka-column.js'

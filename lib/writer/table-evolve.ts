@@ -5,12 +5,9 @@
  * of their schema, so both changes land (lib/catalog's reload-and-rebase loop).
  */
 import { commitWithRebase, type LoadedTable, type Rebased } from '../catalog/index.js'
-import type { TableMetadata } from '../iceberg/types.js'
-import { addSchema } from '../iceberg/metadata.js'
-import { applyColumnHints } from '../schema/hints.js'
-import { inferSchema } from '../schema/infer.js'
+import { type TableMetadata, addSchema } from '../iceberg/index.js'
+import { applyColumnHints, inferSchema, maxFieldId } from '../schema/index.js'
 import { immediately } from '../retry/index.js'
-import { maxFieldId } from '../schema/walk.js'
 import type { Coerced } from './columnar/coerce.js'
 import { evolutionInput, planEvolution, tableView } from './evolution.js'
 import { hasKafkaColumn, kafkaField } from './kafka-column.js'

@@ -3,11 +3,9 @@
  * compiled coercer of that schema, the `_kafka` parts, and what preparing it decided (created,
  * evolved, failed, rejected records). Built from catalog metadata by `stateOf`.
  */
-import { currentSchema, defaultSpec } from '../iceberg/metadata.js'
-import { partitionPath } from '../iceberg/partition.js'
-import type { PartitionSpec, PartitionTuple, TableMetadata } from '../iceberg/types.js'
-import type { KafkaRecord } from '../kafka/event.js'
-import type { Schema } from '../schema/types.js'
+import { currentSchema, defaultSpec, partitionPath, type PartitionSpec, type PartitionTuple, type TableMetadata } from '../iceberg/index.js'
+import type { KafkaRecord } from '../kafka/index.js'
+import type { Schema } from '../schema/index.js'
 import type { TableOptions } from '../config.js'
 import { compileCoercer, NEEDS_EXACT, type Coerced, type Coercer } from './columnar/coerce.js'
 import { KAFKA_COLUMN, kafkaKeyType, type KafkaKeyType, type KafkaPart } from './kafka-column.js'

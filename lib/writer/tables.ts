@@ -15,9 +15,8 @@
  * Iceberg rules reject) is not a crash: its records become dead letters with the reason.
  */
 import { NoSuchTableError, RecordError, SchemaError } from '../errors.js'
-import { partitionTuple } from '../iceberg/partition.js'
-import type { PartitionTuple } from '../iceberg/types.js'
-import type { KafkaRecord } from '../kafka/event.js'
+import { partitionTuple, type PartitionTuple } from '../iceberg/index.js'
+import type { KafkaRecord } from '../kafka/index.js'
 import { NEEDS_EXACT, type Coerced, type Coercer } from './columnar/coerce.js'
 import { exactJson } from './decode.js'
 import { encodeParquet, type EncodeOptions } from './columnar/parquet.js'

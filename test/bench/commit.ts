@@ -18,6 +18,7 @@ import { runCommitter } from '../../lib/commit/committer.js'
 import { loadConfig, type FloeConfig } from '../../lib/config.js'
 import { registerBatches } from '../../lib/control/batches.js'
 import { createControlContext } from '../../lib/control/context.js'
+import { encodeDataFile } from '../../lib/iceberg/datafile-json.js'
 import { encodeManifest } from '../../lib/iceberg/manifest.js'
 import { encodeManifestList } from '../../lib/iceberg/manifest-list.js'
 import type { DataFile, ManifestFile, Snapshot, TableMetadata } from '../../lib/iceberg/types.js'
@@ -25,7 +26,7 @@ import { createFileIO } from '../../lib/io/index.js'
 import type { FileIO } from '../../lib/io/types.js'
 import { ensureBucket } from '../../lib/local/init.js'
 import type { Schema } from '../../lib/schema/types.js'
-import { mapBounded } from '../../lib/commit/committer.js'
+import { mapBounded } from '../../lib/concurrency.js'
 import { median, RequestCounter, round } from './common.js'
 
 export interface CommitResult {
@@ -173,7 +174,7 @@ async function registerPending(config: FloeConfig, clients: AwsClients, io: File
           batches: [
             {
               table,
-              files: [fakeFile(location, `b${k}`)],
+              files: [encodeDataFile(fakeFile(location, `b${k}`))],
               schemaId: 0,
               specId: 0,
               ranges: [{ topic: 'bench', partition: p, firstOffset: first, nextOffset: next, records: 1000, maxTimestamp: Date.now() }],

@@ -9,7 +9,7 @@ import { getHeapStatistics } from 'node:v8'
 import { wasmMemory } from 'parquet-wasm/node'
 import { createClients } from '../../lib/clients.js'
 import { loadConfig } from '../../lib/config.js'
-import { createWriterDeps } from '../../functions/writer.js'
+import { createWriterDeps } from '../../lib/writer/deps.js'
 import { writeBatch } from '../../lib/writer/pipeline.js'
 import { memoryEvent, memoryRoutes } from './memory-data.js'
 

@@ -5,7 +5,7 @@
  * prefix. Prints one JSON line: the counts, invocations, failures and CPU time.
  */
 import { loadConfig } from '../../lib/config.js'
-import { createWriterDeps } from '../../functions/writer.js'
+import { createWriterDeps } from '../../lib/writer/deps.js'
 import { buildEvent, type LogRecord } from '../../lib/local/kafka-log.js'
 import { writeBatch } from '../../lib/writer/pipeline.js'
 import { countedClients, dumpCounter, RequestCounter } from '../helpers/request-counter.js'

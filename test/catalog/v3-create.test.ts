@@ -7,7 +7,7 @@
  */
 import { afterAll, describe, expect, it } from 'vitest'
 import { listenRest, noAuth, RestCatalog, type ServingRest } from '../../lib/catalog/index.js'
-import { readManifestList } from '../../lib/iceberg/index.js'
+import { readManifestList } from '../../lib/iceberg/manifests.js'
 import { restPipeline } from '../rest/pipeline.js'
 
 const routes = (table: string) => JSON.stringify({ defaultNamespace: 'db', routes: [{ topic: 't', table }], tables: { [table]: { formatVersion: 3 } } })

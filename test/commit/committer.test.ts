@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { mapBounded, runCommitter } from '../../lib/commit/committer.js'
+import { runCommitter } from '../../lib/commit/committer.js'
+import { mapBounded } from '../../lib/concurrency.js'
 import { NoSuchTableError } from '../../lib/errors.js'
 import { testCommit } from './context.js'
 

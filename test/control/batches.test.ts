@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { GetCommand } from '@aws-sdk/lib-dynamodb'
 import { countPendingBatches, registerBatches } from '../../lib/control/batches.js'
 import { readCheckpoints } from '../../lib/control/checkpoints.js'
+import { dataFileFromJSON } from '../../lib/iceberg/datafile-json.js'
 import { loadBatchFiles, listPendingTables, readPendingBatches } from '../../lib/control/pending.js'
 import { pendingBatchKey } from '../../lib/control/keys.js'
 import { FencedError, FloeError } from '../../lib/errors.js'
@@ -30,7 +31,7 @@ describe('registerBatches', () => {
     expect(pending).toHaveLength(1)
     expect(pending[0]!.ranges[1]).toMatchObject({ topic: 'orders', partition: 1, firstOffset: 100n, nextOffset: 107n })
     expect(pending[0]!.recordCount).toBe(12)
-    const loaded = await loadBatchFiles(ctx, 'p1', pending)
+    const loaded = await loadBatchFiles(ctx, 'p1', pending, dataFileFromJSON)
     expect(loaded.get(pending[0]!.batchId)!.map((f) => f.filePath)).toEqual(files.map((f) => f.filePath))
     expect(await countPendingBatches(ctx, 'p1', 'db.events')).toBe(1)
     expect(await listPendingTables(ctx, 'p1')).toEqual(['db.events'])
@@ -108,7 +109,7 @@ describe('registerBatches', () => {
     expect(await ctx.io.exists(batch!.spillPath!)).toBe(true)
     const { Item } = await ctx.doc.send(new GetCommand({ TableName: ctx.table, Key: pendingBatchKey('p1', 'db.events', batch!.batchId, batch!.shard), ConsistentRead: true }))
     expect(Item!.filesJson).toBeUndefined()
-    const loaded = await loadBatchFiles(ctx, 'p1', [batch!])
+    const loaded = await loadBatchFiles(ctx, 'p1', [batch!], dataFileFromJSON)
     expect(loaded.get(batch!.batchId)!.map((f) => f.filePath)).toEqual(files.map((f) => f.filePath))
   })
 

@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto'
 import { loadConfig, type FloeConfig } from '../../lib/config.js'
 import type { ControlContext, OffsetRange, PendingBatchInput } from '../../lib/control/types.js'
+import { encodeDataFile } from '../../lib/iceberg/datafile-json.js'
 import type { DataFile } from '../../lib/iceberg/types.js'
 import { createFileIO } from '../../lib/io/index.js'
 import { createTestBucket, createTestControlTable, testAws } from '../helpers/aws.js'
@@ -42,7 +43,7 @@ export function range(topic: string, partition: number, firstOffset: bigint, nex
 export function batchInput(table: string, ranges: OffsetRange[], files: DataFile[], schemaId = 0, specId = 0): PendingBatchInput {
   return {
     table,
-    files,
+    files: files.map(encodeDataFile),
     schemaId,
     specId,
     ranges,

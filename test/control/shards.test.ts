@@ -11,6 +11,7 @@ import { readCheckpoints } from '../../lib/control/checkpoints.js'
 import { batchPartition, pendingIndexPk, shardOf } from '../../lib/control/keys.js'
 import { acquireLease, markCommitted } from '../../lib/control/lease.js'
 import { listPendingTables, loadBatchFiles, readPendingBatches } from '../../lib/control/pending.js'
+import { dataFileFromJSON } from '../../lib/iceberg/datafile-json.js'
 import type { ControlContext } from '../../lib/control/types.js'
 import { countedClients, RequestCounter } from '../helpers/request-counter.js'
 import { batchInput, fakeDataFile, range, testControl } from './context.js'
@@ -76,7 +77,7 @@ describe('pending-batch shards', () => {
     expect(await listPendingTables(upgraded, 'p1')).toEqual(['db.events'])
     const pending = await readPendingBatches(upgraded, 'p1', 'db.events')
     expect(pending).toHaveLength(30)
-    const files = await loadBatchFiles(upgraded, 'p1', pending)
+    const files = await loadBatchFiles(upgraded, 'p1', pending, dataFileFromJSON)
     expect(files.size).toBe(30)
     const lease = (await acquireLease(upgraded, 'p1', 'db.events', { owner: 'c1' }))!
     await markCommitted(upgraded, lease, pending.map((batch) => ({ batch, snapshotId: 1n, commitId: 'c' })))

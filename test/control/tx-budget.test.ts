@@ -8,6 +8,7 @@ import { createControlContext } from '../../lib/control/context.js'
 import { writeBatch } from '../../lib/writer/pipeline.js'
 import { TX_PAYLOAD_BUDGET, itemSizes, withTransactionBudget } from '../../lib/control/tx-budget.js'
 import type { PendingBatchInput } from '../../lib/control/types.js'
+import { encodeDataFile } from '../../lib/iceberg/datafile-json.js'
 import { kafkaEvent, registered, writerSetup, type EventRecord } from '../writer/support.js'
 
 const wideFile = (i: number, columns: number) => ({
@@ -24,7 +25,7 @@ const wideFile = (i: number, columns: number) => ({
 })
 const batch = (table: string, files: number, columns: number): PendingBatchInput => ({
   table,
-  files: Array.from({ length: files }, (_, i) => wideFile(i, columns)),
+  files: Array.from({ length: files }, (_, i) => encodeDataFile(wideFile(i, columns))),
   schemaId: 0,
   specId: 0,
   ranges: [{ topic: 't', partition: 0, firstOffset: 0n, nextOffset: 1n, records: 1, maxTimestamp: 0 }],
@@ -75,7 +76,7 @@ describe('a registration past 4 MB of items', () => {
     expect(reg.size).toBe(22)
     const batches = [...reg.values()].flatMap((x) => x.batches)
     const files = new Map([...reg.values()].flatMap((x) => [...x.files]))
-    const sizes = itemSizes(batches.map((b) => ({ ...b, files: files.get(b.batchId)! })))
+    const sizes = itemSizes(batches.map((b) => ({ ...b, files: files.get(b.batchId)!.map(encodeDataFile) })))
     // Without spilling, this transaction's items would pass DynamoDB's 4 MB, each one under the threshold.
     expect(sizes.reduce((a, b) => a + b, 0)).toBeGreaterThan(4 * 1024 * 1024)
     expect(Math.max(...sizes)).toBeLessThan(390 * 1024)

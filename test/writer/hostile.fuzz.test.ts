@@ -13,6 +13,7 @@ import { parquetReadObjects } from 'hyparquet'
 import { compressors } from 'hyparquet-compressors'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { createWriterHandler } from '../../functions/writer.js'
+import { dataFileFromJSON } from '../../lib/iceberg/datafile-json.js'
 import { loadBatchFiles, listPendingTables, readPendingBatches } from '../../lib/control/pending.js'
 import { currentSchema } from '../../lib/iceberg/metadata.js'
 import type { Schema } from '../../lib/schema/types.js'
@@ -91,7 +92,7 @@ async function rowsOf(s: WriterSetup, topic: string): Promise<Map<string, number
   const landed = new Map<string, number>()
   for (const table of await listPendingTables(s.control, 'test')) {
     const batches = (await readPendingBatches(s.control, 'test', table)).filter((b) => b.ranges.some((r) => r.topic === topic))
-    for (const file of [...(await loadBatchFiles(s.control, 'test', batches)).values()].flat()) {
+    for (const file of [...(await loadBatchFiles(s.control, 'test', batches, dataFileFromJSON)).values()].flat()) {
       const bytes = await s.io.read(file.filePath)
       const rows = (await parquetReadObjects({ file: bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer, compressors, columns: [KAFKA] })) as Record<
         string,

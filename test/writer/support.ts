@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url'
 import { loadConfig, type SettingName } from '../../lib/config.js'
 import { listCheckpoints } from '../../lib/control/checkpoints.js'
 import { createControlContext } from '../../lib/control/context.js'
+import { dataFileFromJSON } from '../../lib/iceberg/datafile-json.js'
 import { loadBatchFiles, readPendingBatches, listPendingTables } from '../../lib/control/pending.js'
 import type { ControlContext, PendingBatch } from '../../lib/control/types.js'
 import type { DataFile } from '../../lib/iceberg/types.js'
@@ -90,7 +91,7 @@ export async function registered(control: ControlContext, pipeline = 'test'): Pr
   const out = new Map<string, Registered>()
   for (const table of await listPendingTables(control, pipeline)) {
     const batches = await readPendingBatches(control, pipeline, table)
-    out.set(table, { batches, files: await loadBatchFiles(control, pipeline, batches) })
+    out.set(table, { batches, files: await loadBatchFiles(control, pipeline, batches, dataFileFromJSON) })
   }
   return out
 }

@@ -5,9 +5,8 @@
  * A failed requirement is a RequirementFailed (HTTP 409, the client rebases); an update Floe
  * cannot apply is a BadUpdate (HTTP 400).
  */
-import { toBigInt } from '../../iceberg/json.js'
-import type { PartitionSpec, Snapshot, SnapshotRef, SortOrder, TableMetadata } from '../../iceberg/types.js'
-import type { Schema } from '../../schema/types.js'
+import { toBigInt, type PartitionSpec, type Snapshot, type SnapshotRef, type SortOrder, type TableMetadata } from '../../iceberg/index.js'
+import type { Schema } from '../../schema/index.js'
 
 export class RequirementFailed extends Error {}
 export class BadUpdate extends Error {}

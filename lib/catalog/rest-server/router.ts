@@ -11,9 +11,8 @@
  * drop, staged creates, multi-table transactions, scan planning.
  */
 import { AlreadyExistsError, CommitConflictError, CommitStateUnknownError, FloeError, NoSuchTableError } from '../../errors.js'
-import { parseJson, stringifyJson } from '../../iceberg/json.js'
-import type { PartitionSpec, SortOrder } from '../../iceberg/types.js'
-import type { Schema } from '../../schema/types.js'
+import { parseJson, stringifyJson, type PartitionSpec, type SortOrder } from '../../iceberg/index.js'
+import type { Schema } from '../../schema/index.js'
 import type { TableId } from '../identifier.js'
 import type { Catalog, LoadedTable } from '../types.js'
 import { applyUpdates, BadUpdate, checkRequirements, RequirementFailed } from './apply.js'

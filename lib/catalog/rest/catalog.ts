@@ -11,9 +11,7 @@
  * (CommitStateUnknownError: the committer reloads and checks before anything else).
  */
 import { AlreadyExistsError, CatalogRequestError, CommitConflictError, CommitStateUnknownError, IcebergError, NoSuchTableError } from '../../errors.js'
-import { parseTableMetadata } from '../../iceberg/metadata.js'
-import { stringifyJson } from '../../iceberg/json.js'
-import type { TableMetadata } from '../../iceberg/types.js'
+import { parseTableMetadata, stringifyJson, type TableMetadata } from '../../iceberg/index.js'
 import { type TableId, tableName, validateNamespace, validateTableId } from '../identifier.js'
 import type { Catalog, CommitRequest, CreateTableOptions, LoadedTable } from '../types.js'
 import type { RestAuth } from './auth.js'

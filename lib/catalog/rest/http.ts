@@ -5,7 +5,7 @@
  * HTTP answer is returned, and callers decide what its status means.
  */
 import { CatalogRequestError } from '../../errors.js'
-import { parseJson, stringifyJson } from '../../iceberg/json.js'
+import { parseJson, stringifyJson } from '../../iceberg/index.js'
 import type { RestAuth } from './auth.js'
 
 export interface RestReply {

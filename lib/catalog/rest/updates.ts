@@ -6,8 +6,8 @@
  * schema, spec or sort order changes, the ids those changes built on — so a server applies the
  * updates only on the state Floe read, and answers 409 otherwise (the commit-conflict path).
  */
-import type { Schema } from '../../schema/types.js'
-import type { PartitionSpec, Snapshot, SnapshotRef, SortOrder, TableMetadata } from '../../iceberg/types.js'
+import type { Schema } from '../../schema/index.js'
+import type { PartitionSpec, Snapshot, SnapshotRef, SortOrder, TableMetadata } from '../../iceberg/index.js'
 
 export type TableRequirement =
   | { type: 'assert-table-uuid'; uuid: string }

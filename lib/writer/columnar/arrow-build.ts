@@ -8,8 +8,7 @@
  * every null or empty list/map above it ("placeholders"); under a null struct it is null.
  */
 import * as arrow from 'apache-arrow'
-import { toArrowField, toArrowSchema, toArrowType } from '../../schema/arrow.js'
-import { isList, isMap, isStruct, type IcebergType, type StructType } from '../../schema/types.js'
+import { toArrowField, toArrowSchema, toArrowType, isList, isMap, isStruct, type IcebergType, type StructType } from '../../schema/index.js'
 import { leafBuilder, validity, type LeafBuilder, type LeafStats } from './columns.js'
 import type { Row } from './coerce.js'
 import { generated } from './codegen.js'

@@ -16,8 +16,7 @@
  * objects (keys coerced to the key type) or Map.
  */
 import { RecordError, SchemaError } from '../../errors.js'
-import { isList, isMap, isStruct, type IcebergType, type NestedField, type StructType } from '../../schema/types.js'
-import { decimalParams } from '../../schema/walk.js'
+import { isList, isMap, isStruct, type IcebergType, type NestedField, type StructType, decimalParams } from '../../schema/index.js'
 import { compilePrimitive, Failure, safeJson, type Convert, type Ctx } from './primitives.js'
 import { estimateRowBytes, KEY_OVERHEAD, OBJECT_OVERHEAD } from './sizes.js'
 import { compiledStruct, emptyRow, inlineKind, rowFactory } from './struct-code.js'

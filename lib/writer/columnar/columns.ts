@@ -5,7 +5,7 @@
  */
 import * as arrow from 'apache-arrow'
 import { FloeError } from '../../errors.js'
-import { decimalParams, fixedLength } from '../../schema/walk.js'
+import { decimalParams, fixedLength } from '../../schema/index.js'
 
 /** Statistics of one leaf column, in Parquet's counting (see arrow-build.ts for repeated fields). */
 export interface LeafStats {

@@ -1,5 +1,5 @@
 /** Columnar encoding: coercion to a schema, Arrow building, Parquet encoding, column metrics. */
-import type { StructType } from '../../schema/types.js'
+import type { StructType } from '../../schema/index.js'
 import { compileCoercer, type Coercer, type Row, type UnknownField } from './coerce.js'
 
 export { compileCoercer, describe, isInformative, type Coerced, type Coercer, type Row, type UnknownField } from './coerce.js'

@@ -9,11 +9,8 @@
  * Fields inside lists and maps get counts but no bounds (no engine prunes on them).
  */
 import type { FileMetaData } from 'hyparquet'
-import type { BoundValue } from '../../iceberg/index.js'
-import { boundsFor, metricsModeFor, METRICS_DEFAULT_PROPERTY, type MetricsMode } from '../../iceberg/metrics.js'
-import type { DataFile } from '../../iceberg/types.js'
-import type { StructType } from '../../schema/types.js'
-import { leafFields } from '../../schema/walk.js'
+import { type BoundValue, boundsFor, metricsModeFor, METRICS_DEFAULT_PROPERTY, type MetricsMode, type DataFile } from '../../iceberg/index.js'
+import { type StructType, leafFields } from '../../schema/index.js'
 import type { LeafStats } from './columns.js'
 
 export type ColumnMetrics = Pick<

@@ -8,8 +8,7 @@
  * (inference adds them), nor values no promotion holds (coercion dead-letters them with the
  * field, the table type and the value).
  */
-import { promotionsOf } from '../../schema/promote.js'
-import { isList, isMap, isStruct, type IcebergType, type StructType } from '../../schema/types.js'
+import { promotionsOf, isList, isMap, isStruct, type IcebergType, type StructType } from '../../schema/index.js'
 import { compilePrimitive, type Convert } from './primitives.js'
 import { fieldValue } from './values.js'
 

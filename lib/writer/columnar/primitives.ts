@@ -4,8 +4,7 @@
  * throws `Failure`, which the struct/list/map levels annotate with the path.
  */
 import { SchemaError } from '../../errors.js'
-import { fastIsoMicros } from '../../schema/temporal.js'
-import { decimalParams, fixedLength } from '../../schema/walk.js'
+import { fastIsoMicros, decimalParams, fixedLength } from '../../schema/index.js'
 import { base64Bytes, isoToEpochDays, isoToEpochNanos, isoToTimeMicros, losslessText, toBigInt, toDecimal, toFloat, uuidBytes } from './values.js'
 
 export interface Ctx {

@@ -10,7 +10,7 @@
  */
 import { generated } from './codegen.js'
 import type { Row } from './coerce.js'
-import type { IcebergType } from '../../schema/types.js'
+import type { IcebergType } from '../../schema/index.js'
 import { Failure, type Convert, type Ctx } from './primitives.js'
 
 /** What coerce.ts's compileStruct has worked out per field, and the helpers it shares. */

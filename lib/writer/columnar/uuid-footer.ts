@@ -7,8 +7,7 @@
  * and the footer is written back. Data pages and every offset before the footer are untouched.
  */
 import { IcebergError } from '../../errors.js'
-import type { StructType } from '../../schema/types.js'
-import { visitFields } from '../../schema/walk.js'
+import { type StructType, visitFields } from '../../schema/index.js'
 import { decodeStruct, encodeStruct, T, type TStruct } from './thrift-compact.js'
 
 /** parquet-format field ids: FileMetaData.schema, SchemaElement.type / field_id / logicalType, LogicalType.UUID. */

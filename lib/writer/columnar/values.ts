@@ -4,7 +4,7 @@
  * decimals are parsed from their text with integer arithmetic, never through a float.
  */
 
-export { isoToEpochDays, isoToEpochNanos, isoToTimeMicros, isZonedTimestampText, parseDateTime } from '../../schema/temporal.js'
+export { isoToEpochDays, isoToEpochNanos, isoToTimeMicros, isZonedTimestampText, parseDateTime } from '../../schema/index.js'
 
 /** A lossless-json LosslessNumber (or anything shaped like it): its exact decimal text. */
 export function losslessText(v: unknown): string | undefined {

@@ -1,0 +1,10 @@
+/** The pipeline on one machine (`floe start`): local endpoints, the event-source-mapping simulator and Kafka poller, local state and summaries. */
+export { LOCAL_CREDENTIALS, LOCAL_REGION, startLocalEndpoints } from './endpoints.js'
+export { ensureBucket, ensureCatalogTable, ensureControlTable, type EnsureResult } from './init.js'
+export { resumePositions, runLocalPipeline, type Progress } from './pipeline.js'
+export { appendInput, readInputFile, writeInputDeadLetters, type InputFile } from './input.js'
+export { KAFKA_USAGE, startFromKafka, takeKafkaArgs, type KafkaStartOptions } from './kafka-start.js'
+export { KafkaLog } from './kafka-log.js'
+export { DEMO_ROUTES, generateDemo } from './demo.js'
+export { readLocalState, readServeInfo, removeServeInfo, saveLocalState, writeServeInfo } from './state.js'
+export { countDeadLetters, refreshVersionHints, summarizeTables, type DeadLetterCounts, type TableSummary } from './summary.js'

@@ -1,0 +1,10 @@
+/** The Iceberg schema model: types, walking, inference from records, declared schemas and hints, evolution and promotion rules, the Arrow mapping. */
+export { isList, isMap, isPrimitive, isStruct, type IcebergType, type ListType, type MapType, type NestedField, type Schema, type StructType } from './types.js'
+export { decimalParams, fixedLength, leafFields, maxFieldId, visitFields } from './walk.js'
+export { inferSchema } from './infer.js'
+export { declaredTableSchema } from './declared.js'
+export { applyColumnHints } from './hints.js'
+export { evolveSchema, sameName, type EvolveOptions } from './evolve.js'
+export { canPromote, promotionsOf } from './promote.js'
+export { fastIsoMicros, isoToEpochDays, isoToEpochNanos, isoToTimeMicros, isZonedTimestampText, parseDateTime } from './temporal.js'
+export { toArrowField, toArrowSchema, toArrowType } from './arrow.js'
