@@ -11,7 +11,7 @@ import { appendFiles } from '../iceberg/manifests.js'
 import { currentSnapshot, dataFileFromJSON, type DataFile, type TableMetadata } from '../iceberg/index.js'
 import { commitWithRebase, parseTableId, type LoadedTable, type Rebased, type TableId } from '../catalog/index.js'
 import { CommitConflictError, CommitStateUnknownError, FloeError } from '../errors.js'
-import { logger, metrics, MetricUnit } from '../log.js'
+import { emitMetrics, logger, MetricUnit } from '../log.js'
 import { acquireLease, markCommitted, releaseLease, renewLease, type CommittedMark, type Lease, loadBatchFiles, readPendingBatches, noteBacklog, type PendingBatch } from '../control/index.js'
 import { tableCommitPolicy } from '../retry/index.js'
 import {
@@ -59,7 +59,7 @@ export async function commitTable(deps: CommitDeps, table: string, opts: CommitO
     // over the second read.
     const pending = await readPendingBatches(deps.control, pipeline, table)
     result.pending = pending.length
-    metrics.addMetric('PendingBatches', MetricUnit.Count, pending.length)
+    emitMetrics({ PendingBatches: pending.length })
     const eligible = new Set(first.map((b) => b.batchId))
     const selected = selectBatches(pending, { maxBatches: deps.config.commitMaxBatches, maxBytes: deps.config.commitMaxBytes }, eligible)
     if (selected.length === 0) return result
@@ -83,10 +83,8 @@ export async function commitTable(deps: CommitDeps, table: string, opts: CommitO
     result.records = outcome.appended.reduce((n, b) => n + b.recordCount, 0)
     result.alreadyCommitted = outcome.covered.length
     await noteBacklogQuietly(deps, table, pending.length - outcome.appended.length - outcome.covered.length)
-    metrics.addMetric('BatchesCommitted', MetricUnit.Count, result.batches)
-    metrics.addMetric('FilesCommitted', MetricUnit.Count, result.files)
-    metrics.addMetric('RecordsCommitted', MetricUnit.Count, result.records)
-    if (result.alreadyCommitted > 0) metrics.addMetric('BatchesAlreadyCommitted', MetricUnit.Count, result.alreadyCommitted)
+    emitMetrics({ BatchesCommitted: result.batches, FilesCommitted: result.files, RecordsCommitted: result.records })
+    if (result.alreadyCommitted > 0) emitMetrics({ BatchesAlreadyCommitted: result.alreadyCommitted })
     logger.info('table committed', {
       table,
       status: result.status,
@@ -102,13 +100,13 @@ export async function commitTable(deps: CommitDeps, table: string, opts: CommitO
   } catch (err) {
     result.status = 'failed'
     result.error = err as Error
-    metrics.addMetric('CommitFailures', MetricUnit.Count, 1)
+    emitMetrics({ CommitFailures: 1 })
     logger.error('table commit failed', { table, error: err as Error, retryable: (err as FloeError).retryable ?? false })
     return result
   } finally {
     if (lease !== undefined) await releaseLease(deps.control, lease).catch((err) => logger.warn('could not release lease', { table, error: String(err) }))
     result.latencyMs = Date.now() - started
-    metrics.addMetric('CommitLatency', MetricUnit.Milliseconds, result.latencyMs)
+    emitMetrics({ CommitLatency: { value: result.latencyMs, unit: MetricUnit.Milliseconds } })
   }
 }
 
@@ -163,13 +161,12 @@ async function appendWithRetries(
     recheckUnknown: true,
     onRetry: (err, { attempt, delayMs }) => {
       result.conflicts++
-      metrics.addMetric(err instanceof CommitStateUnknownError ? 'CommitStateUnknown' : 'CommitConflicts', MetricUnit.Count, 1)
-      metrics.addMetric('CommitRetries', MetricUnit.Count, 1)
+      emitMetrics({ [err instanceof CommitStateUnknownError ? 'CommitStateUnknown' : 'CommitConflicts']: 1, CommitRetries: 1 })
       logger.info('commit conflict: reloading and rebasing', { table, attempt, backoffMs: Math.round(delayMs), error: err.message })
     },
     exhausted: (err, attempts) => {
       result.conflicts++
-      metrics.addMetric(err instanceof CommitStateUnknownError ? 'CommitStateUnknown' : 'CommitConflicts', MetricUnit.Count, 1)
+      emitMetrics({ [err instanceof CommitStateUnknownError ? 'CommitStateUnknown' : 'CommitConflicts']: 1 })
       return new CommitConflictError(`table ${table}: still conflicting after ${attempts} attempts; the next run resumes`, { cause: err })
     },
   })

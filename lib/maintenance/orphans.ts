@@ -20,7 +20,7 @@
 import { parseTableId } from '../catalog/index.js'
 import { listPendingTables, loadBatchFiles, readPendingBatches } from '../control/index.js'
 import { dataFileFromJSON, metadataDir, type TableMetadata } from '../iceberg/index.js'
-import { logger, metrics, MetricUnit } from '../log.js'
+import { emitMetrics, logger } from '../log.js'
 import { immediately, retry } from '../retry/index.js'
 import { normalizePath, referencedFiles } from './references.js'
 import type { MaintenanceDeps, OrphanOptions, OrphanResult } from './types.js'
@@ -125,7 +125,7 @@ async function deleteOrphans(deps: MaintenanceDeps, result: OrphanResult): Promi
       result.deleted += chunk.length
     }
   }
-  metrics.addMetric(result.dryRun ? 'OrphanFilesFound' : 'OrphanFilesDeleted', MetricUnit.Count, result.dryRun ? result.orphans.length : result.deleted)
+  emitMetrics({ [result.dryRun ? 'OrphanFilesFound' : 'OrphanFilesDeleted']: result.dryRun ? result.orphans.length : result.deleted })
 }
 
 function summary(r: OrphanResult) {
