@@ -1,9 +1,9 @@
 /**
- * The deterministic chaos subset that runs with `npm test`: one schedule with a fixed seed per
- * fault kind (each schedule forces one kind and may add others), against the real writer and
- * committer handlers in child processes. It runs schedules one after another, so it is the suite's
- * longest file; one per kind keeps `npm test` near its 10-minute goal on 2 cores. The full run is
- * `npm run chaos -- --schedules 1000`.
+ * The deterministic chaos subset: one schedule with a fixed seed per fault kind (each schedule
+ * forces one kind and may add others), against the real writer and committer handlers in child
+ * processes. It runs schedules one after another (about 8 minutes on 2 cores), so it runs with
+ * `npm run test:slow` (vitest.slow.config.ts, also run by `.ci/run`), not in `npm test`. The full
+ * run is `npm run chaos -- --schedules 1000`.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestBucket, createTestCatalogTable, createTestControlTable, testAws, uniqueName } from '../helpers/aws.js'

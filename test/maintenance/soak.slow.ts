@@ -2,8 +2,9 @@
  * Soak: many small real commits (Parquet written by the writer's encoder, registered, committed by
  * the committer) with maintenance on its schedule every INTERVAL commits, on an accelerated clock
  * (each maintenance run is a day later than the one before, so everything older than the last
- * run is past `history.expire.max-snapshot-age-ms` = 1 day). Bounded for `npm test`;
- * `FLOE_SOAK_COMMITS=5000 npx vitest run test/maintenance/soak.test.ts` is the long run.
+ * run is past `history.expire.max-snapshot-age-ms` = 1 day). Bounded for `npm run test:slow`
+ * (vitest.slow.config.ts); `FLOE_SOAK_COMMITS=5000 npm run test:slow -- test/maintenance/soak.slow.ts`
+ * is the long run.
  */
 import { randomBytes } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
