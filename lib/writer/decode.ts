@@ -9,6 +9,7 @@ import { parseJsonObject, parseJsonObjectFast, type DecodedValue } from '../code
 import { isTombstone, partitionKey, type KafkaRecord } from '../kafka/index.js'
 import type { Schema } from '../schema/index.js'
 import type { DeadLetter } from './dead-letters.js'
+import type { Sample } from './table-state.js'
 import { inspectRecord } from './guard.js'
 import type { ReplayOptions, WriterDeps } from './types.js'
 
@@ -25,6 +26,9 @@ export interface Item {
   fast?: true
   dead?: DeadLetter
   dropped?: boolean
+  /** The row table evolution coerced (Sample.coercedRow), until buildRow takes it. */
+  coercedBy?: Sample['coercedBy']
+  coercedRow?: Sample['coercedRow']
 }
 
 type Decoded = DecodedValue & { fast?: true }
