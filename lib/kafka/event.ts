@@ -102,11 +102,17 @@ export function parseKafkaEvent(event: unknown): KafkaRecord[] {
   }
   const out: KafkaRecord[] = []
   for (const group of groups.values()) {
-    group.sort((a, b) => (a.offset < b.offset ? -1 : a.offset > b.offset ? 1 : 0))
+    // Events list a partition's records in offset order: sorted only when they are not.
+    if (!inOffsetOrder(group)) group.sort((a, b) => (a.offset < b.offset ? -1 : a.offset > b.offset ? 1 : 0))
     // Not push(...group): a spread of ~100k+ records overflows the stack (a 6 MB event of tiny records).
     for (const r of group) out.push(r)
   }
   return out
+}
+
+function inOffsetOrder(group: readonly KafkaRecord[]): boolean {
+  for (let i = 1; i < group.length; i++) if (group[i - 1]!.offset > group[i]!.offset) return false
+  return true
 }
 
 /** Parse one record; never throws. `groupKey` supplies topic/partition when the record lacks them. */
@@ -115,64 +121,83 @@ export function parseRecord(raw: unknown, groupKey: string): KafkaRecord {
 }
 
 function readRecord(raw: unknown, groupKey: string, fallback: { topic: string; partition: number }, sink: Base64Sink | undefined): KafkaRecord {
-  const problems: string[] = []
+  // One shape for every record (every field set here, in this order): the code that reads records stays monomorphic.
   const record: KafkaRecord = {
     topic: fallback.topic,
     partition: fallback.partition,
     offset: -1n,
     timestamp: Number.NaN,
+    timestampType: undefined,
     key: null,
     value: null,
-    headers: [],
+    headers: NO_HEADERS,
+    rawKey: null,
+    rawValue: null,
+    error: undefined,
   }
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
     record.error = `record in ${JSON.stringify(groupKey)} is ${describe(raw)}, expected an object`
     return record
   }
   const r = raw as Record<string, unknown>
+  // The problems list is made only for a malformed record (no array per record).
+  let problems: string[] | undefined
 
-  if (typeof r.topic === 'string' && r.topic.length > 0) record.topic = r.topic
-  else problems.push(`topic is ${describe(r.topic)}`)
+  const topic = r.topic
+  if (typeof topic === 'string' && topic.length > 0) record.topic = topic
+  else (problems ??= []).push(`topic is ${describe(topic)}`)
 
   const partition = parsePartition(r.partition)
   if (partition !== undefined) record.partition = partition
-  else problems.push(`partition is ${describe(r.partition)}`)
+  else (problems ??= []).push(`partition is ${describe(r.partition)}`)
 
   const offset = parseOffset(r.offset)
   if (typeof offset === 'bigint') record.offset = offset
-  else problems.push(offset)
+  else (problems ??= []).push(offset)
 
   const timestamp = parseTimestamp(r.timestamp)
   if (timestamp !== undefined) record.timestamp = timestamp
-  else problems.push(`timestamp is ${describe(r.timestamp)}`)
+  else (problems ??= []).push(`timestamp is ${describe(r.timestamp)}`)
 
-  if (r.timestampType !== undefined && r.timestampType !== null) {
-    if (typeof r.timestampType === 'string') record.timestampType = r.timestampType
-    else problems.push(`timestampType is ${describe(r.timestampType)}`)
+  const timestampType = r.timestampType
+  if (timestampType !== undefined && timestampType !== null) {
+    if (typeof timestampType === 'string') record.timestampType = timestampType
+    else (problems ??= []).push(`timestampType is ${describe(timestampType)}`)
   }
 
-  for (const field of ['key', 'value'] as const) {
-    const text = r[field]
-    if (text === undefined || text === null) {
-      record[field === 'key' ? 'rawKey' : 'rawValue'] = null
-      continue
-    }
-    if (typeof text !== 'string') {
-      problems.push(`${field} is ${describe(text)}, expected base64 text`)
-      continue
-    }
-    record[field === 'key' ? 'rawKey' : 'rawValue'] = text
-    const bytes = sink !== undefined ? sinkBase64(sink, text) : decodeBase64(text)
-    if (bytes === undefined) problems.push(`${field} is not valid base64: ${JSON.stringify(clip(text))}`)
-    else record[field] = bytes
+  const key = r.key
+  if (key !== undefined && key !== null) {
+    const bytes = readBytes('key', key, sink)
+    if (typeof bytes === 'string') (problems ??= []).push(bytes)
+    else record.key = bytes
+    if (typeof key === 'string') record.rawKey = key
+  }
+  const value = r.value
+  if (value !== undefined && value !== null) {
+    const bytes = readBytes('value', value, sink)
+    if (typeof bytes === 'string') (problems ??= []).push(bytes)
+    else record.value = bytes
+    if (typeof value === 'string') record.rawValue = value
   }
 
-  const headers = parseHeaders(r.headers)
-  if (Array.isArray(headers)) record.headers = headers
-  else problems.push(headers)
+  if (r.headers !== undefined && r.headers !== null) {
+    const headers = parseHeaders(r.headers)
+    if (Array.isArray(headers)) record.headers = headers
+    else (problems ??= []).push(headers)
+  }
 
-  if (problems.length > 0) record.error = `malformed record ${partitionKey(record.topic, record.partition)}@${record.offset}: ${problems.join('; ')}`
+  if (problems !== undefined) record.error = `malformed record ${partitionKey(record.topic, record.partition)}@${record.offset}: ${problems.join('; ')}`
   return record
+}
+
+/** The headers of every record without any (shared, never written to). */
+const NO_HEADERS: KafkaHeader[] = Object.freeze([]) as unknown as KafkaHeader[]
+
+/** A key's or value's bytes, or the reason it has none. */
+function readBytes(field: 'key' | 'value', text: unknown, sink: Base64Sink | undefined): Uint8Array | string {
+  if (typeof text !== 'string') return `${field} is ${describe(text)}, expected base64 text`
+  const bytes = sink !== undefined ? sinkBase64(sink, text) : decodeBase64(text)
+  return bytes ?? `${field} is not valid base64: ${JSON.stringify(clip(text))}`
 }
 
 /** Topic and partition from the group key `"<topic>-<partition>"` (partition -1 when it is not one). */

@@ -56,6 +56,8 @@ export interface BufferPoolOptions<Row> {
 export class BufferPool<Row> {
   readonly #buffers = new Map<string, RowBuffer<Row>>()
   readonly #opts: BufferPoolOptions<Row>
+  /** The buffer the last row went to, while it is open. */
+  #last: RowBuffer<Row> | undefined
   /** Bytes charged by flushes (held until the pool is dropped). */
   #held = 0
   readonly stats: BufferStats = {
@@ -102,11 +104,16 @@ export class BufferPool<Row> {
   }
 
   #append(table: string, partition: PartitionTuple, partitionKey: string, row: Row, bytes: number): RowBuffer<Row> {
-    const key = bufferKey(table, partitionKey)
-    let buffer = this.#buffers.get(key)
-    if (buffer === undefined) {
-      buffer = { table, partition, partitionKey, rows: [], bytes: 0 }
-      this.#buffers.set(key, buffer)
+    // Consecutive rows mostly go to the same buffer: no key string nor Map lookup for them.
+    let buffer = this.#last
+    if (buffer === undefined || buffer.table !== table || buffer.partitionKey !== partitionKey) {
+      const key = bufferKey(table, partitionKey)
+      buffer = this.#buffers.get(key)
+      if (buffer === undefined) {
+        buffer = { table, partition, partitionKey, rows: [], bytes: 0 }
+        this.#buffers.set(key, buffer)
+      }
+      this.#last = buffer
     }
     buffer.rows.push(row)
     buffer.bytes += bytes
@@ -131,6 +138,7 @@ export class BufferPool<Row> {
   /** Drop every buffer without writing (the batch failed). */
   discard(): void {
     this.#buffers.clear()
+    this.#last = undefined
     this.stats.bufferedBytes = this.#held
     this.stats.rows = 0
   }
@@ -145,6 +153,7 @@ export class BufferPool<Row> {
     this.stats.flushes[reason]++
     const held = (await this.#opts.flush(buffer, reason)) ?? 0
     this.#buffers.delete(bufferKey(buffer.table, buffer.partitionKey))
+    if (this.#last === buffer) this.#last = undefined
     this.stats.bufferedBytes -= buffer.bytes
     this.stats.rows -= buffer.rows.length
     this.#charge(held)

@@ -9,6 +9,7 @@ import { parseJsonObject, parseJsonObjectFast, type DecodedValue } from '../code
 import { isTombstone, partitionKey, type KafkaRecord } from '../kafka/index.js'
 import type { Schema } from '../schema/index.js'
 import type { DeadLetter } from './dead-letters.js'
+import type { Sample } from './table-state.js'
 import { inspectRecord } from './guard.js'
 import type { ReplayOptions, WriterDeps } from './types.js'
 
@@ -25,9 +26,10 @@ export interface Item {
   fast?: true
   dead?: DeadLetter
   dropped?: boolean
+  /** The row table evolution coerced (Sample.coercedRow), until buildRow takes it. */
+  coercedBy?: Sample['coercedBy']
+  coercedRow?: Sample['coercedRow']
 }
-
-type Decoded = DecodedValue & { fast?: true }
 
 /** The records at or past their checkpoints as items, and how many were below. */
 export async function decodeRecords(
@@ -41,11 +43,14 @@ export async function decodeRecords(
   let belowCheckpoint = 0
   let pkey = ''
   let pkeyOf: KafkaRecord | undefined
+  let cp: bigint | undefined
   for (const record of records) {
-    // Records come grouped by partition: the key string is built once per run, not per record.
-    if (pkeyOf === undefined || pkeyOf.topic !== record.topic || pkeyOf.partition !== record.partition) pkey = partitionKey(record.topic, record.partition)
+    // Records come grouped by partition: the key string and its checkpoint are looked up once per run, not per record.
+    if (pkeyOf === undefined || pkeyOf.topic !== record.topic || pkeyOf.partition !== record.partition) {
+      pkey = partitionKey(record.topic, record.partition)
+      cp = checkpoints.get(pkey)
+    }
     pkeyOf = record
-    const cp = checkpoints.get(pkey)
     if (record.offset >= 0n && cp !== undefined && record.offset < cp) {
       belowCheckpoint++
       continue
@@ -61,10 +66,14 @@ export async function decodeRecords(
 export function decodeItem(deps: WriterDeps, record: KafkaRecord, pkey: string, json: boolean, replay?: ReplayOptions): Item | Promise<Item> {
   const { error, value } = record
   // Flagged, tombstone or too large: a dead letter without decoding.
-  if (error !== undefined || isTombstone(value) || value.byteLength > deps.config.limits.maxRecordBytes) return restrict(routeItem(deps, record, pkey, undefined), replay)
+  if (error !== undefined || isTombstone(value) || value.byteLength > deps.config.limits.maxRecordBytes) return restrict(routeItem(deps, record, pkey, undefined, false), replay)
   // No closure per record here: esbuild's keepNames (tsx, the cdk bundle) wraps each in a defineProperty.
-  if (json) return restrict(routeItem(deps, record, pkey, decodeJson(value)), replay)
-  return deps.decoders.decodeValue(record).then((decoded) => restrict(routeItem(deps, record, pkey, decoded), replay))
+  if (json) {
+    // JSON.parse's value as it is (`fast`): no second result object per record.
+    const r = parseJsonObjectFast(value)
+    return restrict(routeItem(deps, record, pkey, r.ok ? r : { ok: false, reason: `json value: ${r.reason}` }, r.ok), replay)
+  }
+  return deps.decoders.decodeValue(record).then((decoded) => restrict(routeItem(deps, record, pkey, decoded, false), replay))
 }
 
 const restrict = (item: Item, replay: ReplayOptions | undefined): Item => (replay?.tablesFor ? restrictTables(item, replay.tablesFor(item.record)) : item)
@@ -92,18 +101,6 @@ function restrictTables(item: Item, allowed: Set<string> | undefined): Item {
   return item
 }
 
-/**
- * The `json` format's decoding without the Promise: JSON.parse's value (`fast`), the reason as
- * lib/codec's decodeValue gives it. `exactJson(record)` is the record decoded exactly, on demand:
- * the value where digits JSON.parse may have rounded matter (guard.ts inspectRecord,
- * columnar/coerce.ts NeedsExact).
- */
-function decodeJson(bytes: Uint8Array): Decoded {
-  const r = parseJsonObjectFast(bytes)
-  if (!r.ok) return { ok: false, reason: `json value: ${r.reason}` }
-  return { ok: true, value: r.value, fast: true }
-}
-
 /** Exact decodings asked for, by record (few: only records whose digits matter). */
 const exactByRecord = new WeakMap<KafkaRecord, Record<string, unknown>>()
 
@@ -119,8 +116,14 @@ export function exactJson(record: KafkaRecord): Record<string, unknown> {
 
 const deadItem = (record: KafkaRecord, pkey: string, reason: string, stage: DeadLetter['stage']): Item => ({ record, pkey, tables: [], dead: { record, reason, stage } })
 
-/** A record with its decoded value (undefined: not decoded, because it is flagged, a tombstone or too large) → routed item or dead letter. */
-function routeItem(deps: WriterDeps, record: KafkaRecord, pkey: string, decoded: Decoded | undefined): Item {
+/**
+ * A record with its decoded value (undefined: not decoded, because it is flagged, a tombstone or
+ * too large) → routed item or dead letter. `isFast`: the value is the `json` format's decoding
+ * without the Promise, JSON.parse's (the reason as lib/codec's decodeValue gives it);
+ * `exactJson(record)` is the record decoded exactly, on demand, where digits JSON.parse may have
+ * rounded matter (guard.ts inspectRecord, columnar/coerce.ts NeedsExact).
+ */
+function routeItem(deps: WriterDeps, record: KafkaRecord, pkey: string, decoded: DecodedValue | undefined, isFast: boolean): Item {
   if (record.error !== undefined) return deadItem(record, pkey, record.error, 'event')
   // A tombstone (null value) has no row to write; it is a dead letter so it is never silent.
   if (isTombstone(record.value)) return deadItem(record, pkey, 'record has no value (tombstone)', 'decode')
@@ -130,7 +133,8 @@ function routeItem(deps: WriterDeps, record: KafkaRecord, pkey: string, decoded:
   }
   if (decoded === undefined) throw new FloeError(`writer: record ${pkey}@${record.offset} reached routing undecoded`)
   if (!decoded.ok) return deadItem(record, pkey, decoded.reason, 'decode')
-  let { value, fast } = decoded
+  let value = decoded.value
+  let fast: true | undefined = isFast ? true : undefined
   const schema = decoded.schema
   let inspected = inspectRecord(value, limits, { declared: schema !== undefined })
   if (fast && (inspected.problem !== undefined || inspected.unsafeInteger)) {

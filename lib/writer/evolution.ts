@@ -46,7 +46,7 @@ export interface EvolutionPlan {
 }
 
 /** What a batch's samples say: every distinct writer schema (with its values), and the values `coerce` (the table's current schema) does not fully hold. */
-export function evolutionInput(samples: Sample[], coerce: Coercer, coerced: (value: object, result: Coerced) => void): EvolutionInput {
+export function evolutionInput(samples: Sample[], coerce: Coercer, coerced: (sample: Sample, result: Coerced) => void): EvolutionInput {
   const declared = new Map<string, EvolutionInput['declared'][number]>()
   const byObject = new Map<Schema, string>()
   const plain: Record<string, unknown>[] = []
@@ -63,7 +63,7 @@ export function evolutionInput(samples: Sample[], coerce: Coercer, coerced: (val
       let result: Coerced
       try {
         result = coerce(s.value, s.fast)
-        coerced(s.value, result)
+        coerced(s, result)
       } catch (err) {
         // A JSON.parse value where digits matter: judged by the exact decoding, not cached.
         if (err !== NEEDS_EXACT) throw err

@@ -143,7 +143,13 @@ export function planRegistration(items: readonly PlannedRecord[], registers: (ta
   const perPartition = new Map<string, { offset: bigint; tables: string[] }[]>()
   // Records of one route share their tables array (routing.ts): filtered once per array.
   const registered = new Map<readonly string[], string[]>()
+  // A record with the same tables as the partition's previous one never opens a segment (that
+  // one left its tables in the current segment): only where the tables change is kept, so a
+  // batch of one route makes one entry per partition, not one object per record.
+  const lastTables = new Map<string, readonly string[]>()
   for (const item of items) {
+    if (lastTables.get(item.pkey) === item.tables) continue
+    lastTables.set(item.pkey, item.tables)
     let list = perPartition.get(item.pkey)
     if (!list) perPartition.set(item.pkey, (list = []))
     let tables = registered.get(item.tables)

@@ -60,7 +60,7 @@ export async function writeBatch(deps: WriterDeps, event: unknown, opts: WriteOp
   const { kept: items, cuts } = replay ? { kept: decoded, cuts: new Map<string, bigint>() } : deferPastTableLimit(decoded, config.limits.maxTablesPerBatch)
 
   const tables = new TableSet(deps)
-  await checkBackpressure(deps, new Set(items.flatMap((i) => i.tables)))
+  await checkBackpressure(deps, routedTables(items))
   await prepareTables(tables, items)
   await decodeKeys(deps, tables, items)
 
@@ -79,6 +79,18 @@ export async function writeBatch(deps: WriterDeps, event: unknown, opts: WriteOp
     )
   }
   return result
+}
+
+/** Every table the items go to (records of one route share their tables array: each array read once, no array per record). */
+function routedTables(items: readonly Item[]): Set<string> {
+  const out = new Set<string>()
+  let last: readonly string[] | undefined
+  for (const item of items) {
+    if (item.tables === last) continue
+    last = item.tables
+    for (const t of last) out.add(t)
+  }
+  return out
 }
 
 /** Every group's registrations (the registered ones), the checkpoints after them, and the transaction count. */

@@ -28,7 +28,8 @@ export async function prepareTables(tables: TableSet, items: Item[]): Promise<vo
     for (const t of item.tables) {
       let list = values.get(t)
       if (!list) values.set(t, (list = []))
-      list.push({ record: item.record, value: item.value!, schema: item.schema, fast: item.fast })
+      // The item itself (a routed item has its value): no copy per record and table; evolution keeps its coerced row on it.
+      list.push(item as Sample)
     }
   }
   // A few at a time: each is a catalog round trip or three (load, maybe create, maybe evolve).

@@ -13,7 +13,7 @@ import type { BufferStats } from './buffers.js'
 import type { Item } from './decode.js'
 import { writeDeadLetters, type DeadLetter } from './dead-letters.js'
 import { FileSink, type Written } from './sink.js'
-import type { TableSet } from './tables.js'
+import type { Sample, TableSet } from './tables.js'
 import type { ReplayOptions, WriterDeps } from './types.js'
 
 export interface GroupOptions {
@@ -47,12 +47,15 @@ export interface GroupResult {
 }
 
 /** Per table, per partition: how many rows were written and their latest Kafka timestamp. */
-type Ranges = Map<string, Map<string, { records: number; maxTimestamp: number }>>
+type Range = { records: number; maxTimestamp: number }
+type Ranges = Map<string, Map<string, Range>>
 
 interface Coerced {
   dead: DeadLetter[]
   dropped: number
   ranges: Ranges
+  /** The tally the last row went to. */
+  last?: { table: string; pkey: string; range: Range }
   /** Per partition, the first new offset. */
   firstNew: Map<string, bigint>
 }
@@ -93,6 +96,7 @@ async function coerceRows(tables: TableSet, items: Item[], sink: FileSink): Prom
     // Coerced: the decoded value is no longer needed (a retry decodes the record again).
     item.value = undefined
     item.fast = undefined
+    if (item.coercedBy !== undefined) item.coercedBy = item.coercedRow = undefined
   }
   return out
 }
@@ -105,7 +109,7 @@ function coerceInto(tables: TableSet, item: Item, table: string, sink: FileSink,
   }
   let built
   try {
-    built = tables.buildRow(state, item.record, item.value!, item.fast)
+    built = tables.buildRow(state, item as Sample)
   } catch (err) {
     // IcebergError: a value the partition transform refuses. Data, not a crash.
     if (err instanceof RecordError || err instanceof SchemaError || err instanceof IcebergError) {
@@ -115,13 +119,22 @@ function coerceInto(tables: TableSet, item: Item, table: string, sink: FileSink,
     throw err
   }
   // Counted when the row is handed to the sink (as before, a flush's failure fails the whole attempt).
-  let perTable = out.ranges.get(table)
-  if (!perTable) out.ranges.set(table, (perTable = new Map()))
-  let r = perTable.get(item.pkey)
-  if (r === undefined) perTable.set(item.pkey, (r = { records: 0, maxTimestamp: 0 }))
+  const r = rangeOf(out, table, item.pkey)
   r.records++
   if (Number.isFinite(item.record.timestamp) && item.record.timestamp > r.maxTimestamp) r.maxTimestamp = item.record.timestamp
   return sink.add(table, built.partition, built.row, built.bytes)
+}
+
+/** The (table, partition) tally of a row; consecutive rows mostly share it (no Map lookups for them). */
+function rangeOf(out: Coerced, table: string, pkey: string): Range {
+  const last = out.last
+  if (last !== undefined && last.table === table && last.pkey === pkey) return last.range
+  let perTable = out.ranges.get(table)
+  if (!perTable) out.ranges.set(table, (perTable = new Map()))
+  let range = perTable.get(pkey)
+  if (range === undefined) perTable.set(pkey, (range = { records: 0, maxTimestamp: 0 }))
+  out.last = { table, pkey, range }
+  return range
 }
 
 /** Each partition with new records: its checkpoint after this group (the segment's end, else the last delivered offset + 1). */

@@ -16,7 +16,7 @@ import { refreshed, type Sample, type TableState } from './table-state.js'
 import type { WriterDeps } from './types.js'
 
 /** `coerced`: each sample's row as the current schema's coercer made it while looking (kept for buildRow while the schema does not change). */
-export async function evolveTable(deps: WriterDeps, state: TableState, samples: Sample[], coerced: (value: object, result: Coerced) => void): Promise<void> {
+export async function evolveTable(deps: WriterDeps, state: TableState, samples: Sample[], coerced: (sample: Sample, result: Coerced) => void): Promise<void> {
   const { catalog, config } = deps
   const input = evolutionInput(samples, state.coerce, coerced)
   const kafkaMissing = state.kafka.length > 0 && !hasKafkaColumn(state.schema)

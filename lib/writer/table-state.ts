@@ -34,7 +34,20 @@ export interface TableState {
 }
 
 /** A record a table is prepared from. `fast`: set when `value` is JSON.parse's (decode.ts exactJson gives the exact decoding). */
-export type Sample = { record: KafkaRecord; value: Record<string, unknown>; schema?: Schema; fast?: true }
+export type Sample = {
+  record: KafkaRecord
+  value: Record<string, unknown>
+  schema?: Schema
+  fast?: true
+  /**
+   * The row `coercedBy` made of `value` while the table was evolved (table-evolve.ts), kept for
+   * buildRow so a record is coerced once, not twice; valid only while the table's coercer is
+   * still `coercedBy`. Slots on the sample (the writer's Item), not a WeakMap by value: no
+   * ephemeron and no wrapper per record for the GC (issue 20).
+   */
+  coercedBy?: Coercer
+  coercedRow?: Coerced
+}
 
 export function stateOf(name: string, id: TableId, options: TableOptions, kafka: KafkaPart[], metadata: TableMetadata, metadataLocation: string): TableState {
   const schema = currentSchema(metadata)

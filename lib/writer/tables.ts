@@ -17,7 +17,7 @@
 import { NoSuchTableError, RecordError, SchemaError } from '../errors.js'
 import { partitionTuple, type PartitionTuple } from '../iceberg/index.js'
 import type { KafkaRecord } from '../kafka/index.js'
-import { NEEDS_EXACT, type Coerced, type Coercer } from './columnar/coerce.js'
+import { NEEDS_EXACT, type Coerced } from './columnar/coerce.js'
 import { exactJson } from './decode.js'
 import { encodeParquet, type EncodeOptions } from './columnar/parquet.js'
 import type { EncodedChunk } from './files.js'
@@ -40,12 +40,6 @@ export class TableSet {
   /** Records the table refused while it was prepared (reserved names, past the column limit), with the reason, by table. */
   readonly #rejected = new Map<string, WeakMap<KafkaRecord, string>>()
   readonly #paths: PathChecks
-  /**
-   * Rows coerced while looking for new fields (table-evolve.ts), reused by buildRow when the
-   * schema did not change since, so a record is coerced once, not twice. Keyed by the decoded
-   * value object; the coercer identifies the schema.
-   */
-  readonly #coerced = new WeakMap<object, { coerce: Coercer; result: Coerced }>()
 
   constructor(deps: WriterDeps) {
     this.#deps = deps
@@ -75,7 +69,12 @@ export class TableSet {
       state = await loadOrCreate(this.#create, { name, id, options, kafka }, usable)
       if (options.evolveSchema) {
         const fitting = usable.filter((s) => this.#rejection(name, s.record) === undefined)
-        await evolveTable(this.#deps, state, fitting, (value, result) => this.#coerced.set(value, { coerce: state.coerce, result }))
+        // Rows coerced while looking for new fields, kept on the sample for buildRow (Sample.coercedRow).
+        const coerce = state.coerce
+        await evolveTable(this.#deps, state, fitting, (sample, result) => {
+          sample.coercedBy = coerce
+          sample.coercedRow = result
+        })
       }
     } catch (err) {
       if (!(err instanceof SchemaError || err instanceof NoSuchTableError)) throw err
@@ -107,15 +106,16 @@ export class TableSet {
     return this.#rejected.get(table)?.get(record)
   }
 
-  /** A record as a row of the table's current schema (throws RecordError for a bad value). */
-  buildRow(state: TableState, record: KafkaRecord, value: Record<string, unknown>, fast?: true): { row: Record<string, unknown>; partition: PartitionTuple; bytes: number } {
+  /** A record (a prepared sample: the writer's Item) as a row of the table's current schema (throws RecordError for a bad value). */
+  buildRow(state: TableState, sample: Sample): { row: Record<string, unknown>; partition: PartitionTuple; bytes: number } {
+    const { record, value, fast } = sample
     const rejected = this.#rejection(state.name, record) ?? state.rejected?.get(record)
     if (rejected !== undefined) throw new RecordError(rejected)
     if (state.kafka.length && KAFKA_COLUMN in value) throw new RecordError(reservedReason(state.name))
     const input = coercerInput(state, record, value, this.#keys)
-    const cached = input === value ? this.#coerced.get(value) : undefined
-    if (cached) this.#coerced.delete(value)
-    const { row, unknown, bytes } = cached?.coerce === state.coerce ? cached.result : this.#coerce(state, record, input, fast)
+    const cached = input === value && sample.coercedBy === state.coerce ? sample.coercedRow : undefined
+    if (sample.coercedBy !== undefined) sample.coercedBy = sample.coercedRow = undefined
+    const { row, unknown, bytes } = cached ?? this.#coerce(state, record, input, fast)
     if (unknown.length) state.unknownFieldsIgnored += unknown.length
     if (!state.spec.fields.length) return { row, partition: [], bytes }
     const partition = partitionTuple(state.spec, state.schema, row)
