@@ -20,7 +20,8 @@ import { isList, isMap, isStruct, type IcebergType, type StructType, decimalPara
 import { compileList, compileMap, describe, isInformative, isPlainObject, LONG_TYPES, typeName, valueBytes, writeDefault } from './coerce-parts.js'
 import { compilePrimitive, Failure, type Convert, type Ctx } from './primitives.js'
 import { estimateRowBytes, KEY_OVERHEAD, OBJECT_OVERHEAD } from './sizes.js'
-import { compiledStruct, emptyRow, inlineKind, rowFactory } from './struct-code.js'
+import { layoutOf } from './layout.js'
+import { compiledStruct, emptyRow, inlineKind, rowFactory, type LaidConvert } from './struct-code.js'
 import { fieldValue } from './values.js'
 
 export { describe, isInformative } from './coerce-parts.js'
@@ -73,13 +74,16 @@ export function compileCoercer(schema: StructType, opts: { table: string; caseIn
   const root = compileStruct(schema, '', { ci: opts.caseInsensitive ?? false, numbers: opts.longsAsNumbers ?? false })
   // One context per coercer, reset per record: coercion is synchronous, so calls never interleave.
   const ctx: Ctx = { unknown: undefined }
+  // A wide record the guard walked is read from its layout (layout.ts), not from the object again.
+  const laid = (root as Partial<{ laid: LaidConvert }>).laid
   return (record: unknown, fast = false): Coerced => {
     if (typeof record !== 'object' || record === null || Array.isArray(record) || record instanceof Uint8Array)
       throw new RecordError(`table ${opts.table}: record expected struct, got ${describe(record)}`)
     ctx.unknown = undefined
     ctx.fast = fast
     try {
-      const row = root(record, ctx) as Row
+      const layout = laid !== undefined ? layoutOf(record) : undefined
+      const row = layout !== undefined ? laid!(record as Row, layout, ctx) : (root(record, ctx) as Row)
       return { row, unknown: ctx.unknown ?? NONE, bytes: ctx.bytes! }
     } catch (err) {
       if (!(err instanceof Failure)) throw err

@@ -5,7 +5,7 @@
  */
 import * as arrow from 'apache-arrow'
 import { decimalParams, fixedLength } from '../../schema/index.js'
-import { validity, type Count, type LeafBuilder, type LeafStats } from './column-parts.js'
+import { validity, type LeafBuilder, type LeafStats } from './column-parts.js'
 import { bytesBuilder, decimalBuilder, fixedBytesBuilder, stringBuilder } from './columns-bytes.js'
 
 export { validity, type LeafBuilder, type LeafStats } from './column-parts.js'
