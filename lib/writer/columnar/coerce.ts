@@ -21,7 +21,7 @@ import { compileList, compileMap, describe, isInformative, isPlainObject, LONG_T
 import { compilePrimitive, Failure, type Convert, type Ctx } from './primitives.js'
 import { estimateRowBytes, KEY_OVERHEAD, OBJECT_OVERHEAD } from './sizes.js'
 import { layoutOf } from './layout.js'
-import { compiledStruct, emptyRow, inlineKind, rowFactory, type LaidConvert } from './struct-code.js'
+import { compiledStruct, emptyRow, inlineKind, rowFactory, type LaidConvert, type StructParts } from './struct-code.js'
 import { fieldValue } from './values.js'
 
 export { describe, isInformative } from './coerce-parts.js'
@@ -95,28 +95,43 @@ export function compileCoercer(schema: StructType, opts: { table: string; caseIn
 }
 
 function compileStruct(type: StructType, path: string, o: CompileOptions): Convert {
-  const ci = o.ci
-  const n = type.fields.length
+  const p = structParts(type, path, o)
+  return compiledStruct(p, o.ci) ?? genericStruct(p, o.ci)
+}
+
+/** What a struct's conversion needs per field, worked out once. */
+function structParts(type: StructType, path: string, o: CompileOptions): StructParts {
   const names = type.fields.map((f) => f.name)
-  const required = type.fields.map((f) => f.required)
-  const expected = type.fields.map((f) => typeName(f.type))
   const converts = type.fields.map((f) => compileType(f.type, path ? `${path}.${f.name}` : f.name, o))
   const defaults = type.fields.map((f, i) => writeDefault(f, converts[i]!, path))
-  // The row's size (sizes.ts) is summed while it is built: per field its key's share, plus the value's.
-  const keyBytes = names.map((name) => KEY_OVERHEAD + 2 * name.length)
-  const defaultBytes = defaults.map((d) => estimateRowBytes(d))
-  const structField = type.fields.map((f) => isStruct(f.type))
-  // A long held as a number (longsAsNumbers) is charged as the bigint it stands for, as before.
-  const longField = type.fields.map((f) => o.numbers && typeof f.type === 'string' && LONG_TYPES.has(f.type))
-  const known = new Set(ci ? names.map((name) => name.toLowerCase()) : names)
-  const typeText = typeName(type)
-  const make = rowFactory(names)
-  const inline = type.fields.map((f) => inlineKind(f.type, o.numbers))
-  const compiled = compiledStruct(
-    { names, required, expected, converts, defaults, keyBytes, defaultBytes, structField, longField, inline, known, path, typeText, objectOverhead: OBJECT_OVERHEAD, make, isPlainObject, isInformative, valueBytes },
-    ci,
-  )
-  if (compiled !== undefined) return compiled
+  return {
+    names,
+    required: type.fields.map((f) => f.required),
+    expected: type.fields.map((f) => typeName(f.type)),
+    converts,
+    defaults,
+    // The row's size (sizes.ts) is summed while it is built: per field its key's share, plus the value's.
+    keyBytes: names.map((name) => KEY_OVERHEAD + 2 * name.length),
+    defaultBytes: defaults.map((d) => estimateRowBytes(d)),
+    structField: type.fields.map((f) => isStruct(f.type)),
+    // A long held as a number (longsAsNumbers) is charged as the bigint it stands for, as before.
+    longField: type.fields.map((f) => o.numbers && typeof f.type === 'string' && LONG_TYPES.has(f.type)),
+    inline: type.fields.map((f) => inlineKind(f.type, o.numbers)),
+    known: new Set(o.ci ? names.map((name) => name.toLowerCase()) : names),
+    path,
+    typeText: typeName(type),
+    objectOverhead: OBJECT_OVERHEAD,
+    make: rowFactory(names),
+    isPlainObject,
+    isInformative,
+    valueBytes,
+  }
+}
+
+/** The generic loop: case-insensitive tables (keys matched by fieldValue) and schemas with a `__proto__` field. */
+function genericStruct(p: StructParts, ci: boolean): Convert {
+  const { names, required, expected, converts, defaults, keyBytes, defaultBytes, structField, longField, known, path, typeText, make } = p
+  const n = names.length
   return (v, ctx) => {
     if (!isPlainObject(v)) throw new Failure([], typeText, v)
     const out: Row = make()
