@@ -16,6 +16,7 @@
  * A value past a limit yields the reason (field, limit, value truncated); nothing throws.
  */
 import type { RecordLimits } from '../config.js'
+import { keepLayout, shapeOf, WIDE_KEYS } from './columnar/layout.js'
 import { losslessText } from './columnar/values.js'
 
 /** Longest excerpt of a value or path shown in a reason. */
@@ -108,9 +109,41 @@ function fits(v: unknown, depth: number): boolean {
     for (const e of v.values()) if (!fits(e, depth + 1)) return false
     return true
   }
+  if (depth === 0 && Object.getPrototypeOf(v) === Object.prototype) return fitsRecord(v as Record<string, unknown>)
   for (const key in v) {
     if (key.length > walk.maxName || !isWellFormed(key) || !fits((v as Record<string, unknown>)[key], depth + 1)) return false
   }
+  return true
+}
+
+/**
+ * The top level of a plain record, the same checks as fits's `for…in` (a plain object's own
+ * keys are what it enumerates): a wide record (columnar/layout.ts) keeps the keys and values
+ * read here, so coercion reads neither from the dictionary-mode object again.
+ */
+function fitsRecord(v: Record<string, unknown>): boolean {
+  const keys = Object.keys(v)
+  const n = keys.length
+  if (n >= WIDE_KEYS) return fitsWide(v, keys)
+  for (let i = 0; i < n; i++) {
+    const key = keys[i]!
+    if (key.length > walk.maxName || !isWellFormed(key) || !fits(v[key], 1)) return false
+  }
+  return true
+}
+
+/** A wide record: its names checked once per shape, its values kept as its layout. */
+function fitsWide(v: Record<string, unknown>, keys: string[]): boolean {
+  const shape = shapeOf(keys)
+  if (shape.longest > walk.maxName || !shape.wellFormed) return false
+  const n = keys.length
+  const values = new Array<unknown>(n)
+  for (let i = 0; i < n; i++) {
+    const x = v[keys[i]!]
+    if (!fits(x, 1)) return false
+    values[i] = x
+  }
+  keepLayout(v, shape.keys, values)
   return true
 }
 

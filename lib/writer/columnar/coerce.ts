@@ -15,12 +15,16 @@
  * (objects and arrays as their JSON text, the fallback column type of inference); maps from JSON
  * objects (keys coerced to the key type) or Map.
  */
-import { RecordError, SchemaError } from '../../errors.js'
-import { isList, isMap, isStruct, type IcebergType, type NestedField, type StructType, decimalParams } from '../../schema/index.js'
-import { compilePrimitive, Failure, safeJson, type Convert, type Ctx } from './primitives.js'
+import { RecordError } from '../../errors.js'
+import { isList, isMap, isStruct, type IcebergType, type StructType, decimalParams } from '../../schema/index.js'
+import { compileList, compileMap, describe, isInformative, isPlainObject, LONG_TYPES, typeName, valueBytes, writeDefault } from './coerce-parts.js'
+import { compilePrimitive, Failure, type Convert, type Ctx } from './primitives.js'
 import { estimateRowBytes, KEY_OVERHEAD, OBJECT_OVERHEAD } from './sizes.js'
-import { compiledStruct, emptyRow, inlineKind, rowFactory } from './struct-code.js'
-import { fieldValue, losslessText } from './values.js'
+import { layoutOf } from './layout.js'
+import { compiledStruct, emptyRow, inlineKind, rowFactory, type LaidConvert, type StructParts } from './struct-code.js'
+import { fieldValue } from './values.js'
+
+export { describe, isInformative } from './coerce-parts.js'
 
 export type Row = Record<string, unknown>
 
@@ -70,13 +74,16 @@ export function compileCoercer(schema: StructType, opts: { table: string; caseIn
   const root = compileStruct(schema, '', { ci: opts.caseInsensitive ?? false, numbers: opts.longsAsNumbers ?? false })
   // One context per coercer, reset per record: coercion is synchronous, so calls never interleave.
   const ctx: Ctx = { unknown: undefined }
+  // A wide record the guard walked is read from its layout (layout.ts), not from the object again.
+  const laid = (root as Partial<{ laid: LaidConvert }>).laid
   return (record: unknown, fast = false): Coerced => {
     if (typeof record !== 'object' || record === null || Array.isArray(record) || record instanceof Uint8Array)
       throw new RecordError(`table ${opts.table}: record expected struct, got ${describe(record)}`)
     ctx.unknown = undefined
     ctx.fast = fast
     try {
-      const row = root(record, ctx) as Row
+      const layout = laid !== undefined ? layoutOf(record) : undefined
+      const row = layout !== undefined ? laid!(record as Row, layout, ctx) : (root(record, ctx) as Row)
       return { row, unknown: ctx.unknown ?? NONE, bytes: ctx.bytes! }
     } catch (err) {
       if (!(err instanceof Failure)) throw err
@@ -87,57 +94,44 @@ export function compileCoercer(schema: StructType, opts: { table: string; caseIn
   }
 }
 
-/** `<jsType> <value>` for messages: strings quoted, long values cut at 100 characters. */
-export function describe(value: unknown): string {
-  if (value === undefined) return 'undefined'
-  if (value === null) return 'null'
-  const type = Array.isArray(value) ? 'array' : value instanceof Uint8Array ? 'bytes' : typeof value
-  let shown: string
-  if (typeof value === 'string') shown = `'${value}'`
-  else if (typeof value === 'bigint') shown = `${value}`
-  else if (value instanceof Uint8Array) shown = `[${value.length} bytes]`
-  else if (typeof value === 'object') shown = losslessText(value) ?? safeJson(value)
-  else shown = String(value)
-  if (shown.length > 100) shown = `${shown.slice(0, 100)}…`
-  return `${type} ${shown}`
-}
-
-
-/** A value that says something about its type (not null, not an empty or all-null array/object). */
-export function isInformative(v: unknown): boolean {
-  if (v === null || v === undefined) return false
-  if (Array.isArray(v)) return v.some(isInformative)
-  if (typeof v === 'object' && !(v instanceof Uint8Array) && !(v instanceof Date) && losslessText(v) === undefined)
-    return Object.values(v as object).some(isInformative)
-  return true
-}
-
-const isPlainObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Uint8Array) && !(v instanceof Date) && !(v instanceof Map) && losslessText(v) === undefined
-
 function compileStruct(type: StructType, path: string, o: CompileOptions): Convert {
-  const ci = o.ci
-  const n = type.fields.length
+  const p = structParts(type, path, o)
+  return compiledStruct(p, o.ci) ?? genericStruct(p, o.ci)
+}
+
+/** What a struct's conversion needs per field, worked out once. */
+function structParts(type: StructType, path: string, o: CompileOptions): StructParts {
   const names = type.fields.map((f) => f.name)
-  const required = type.fields.map((f) => f.required)
-  const expected = type.fields.map((f) => typeName(f.type))
   const converts = type.fields.map((f) => compileType(f.type, path ? `${path}.${f.name}` : f.name, o))
   const defaults = type.fields.map((f, i) => writeDefault(f, converts[i]!, path))
-  // The row's size (sizes.ts) is summed while it is built: per field its key's share, plus the value's.
-  const keyBytes = names.map((name) => KEY_OVERHEAD + 2 * name.length)
-  const defaultBytes = defaults.map((d) => estimateRowBytes(d))
-  const structField = type.fields.map((f) => isStruct(f.type))
-  // A long held as a number (longsAsNumbers) is charged as the bigint it stands for, as before.
-  const longField = type.fields.map((f) => o.numbers && typeof f.type === 'string' && LONG_TYPES.has(f.type))
-  const known = new Set(ci ? names.map((name) => name.toLowerCase()) : names)
-  const typeText = typeName(type)
-  const make = rowFactory(names)
-  const inline = type.fields.map((f) => inlineKind(f.type, o.numbers))
-  const compiled = compiledStruct(
-    { names, required, expected, converts, defaults, keyBytes, defaultBytes, structField, longField, inline, known, path, typeText, objectOverhead: OBJECT_OVERHEAD, make, isPlainObject, isInformative, valueBytes },
-    ci,
-  )
-  if (compiled !== undefined) return compiled
+  return {
+    names,
+    required: type.fields.map((f) => f.required),
+    expected: type.fields.map((f) => typeName(f.type)),
+    converts,
+    defaults,
+    // The row's size (sizes.ts) is summed while it is built: per field its key's share, plus the value's.
+    keyBytes: names.map((name) => KEY_OVERHEAD + 2 * name.length),
+    defaultBytes: defaults.map((d) => estimateRowBytes(d)),
+    structField: type.fields.map((f) => isStruct(f.type)),
+    // A long held as a number (longsAsNumbers) is charged as the bigint it stands for, as before.
+    longField: type.fields.map((f) => o.numbers && typeof f.type === 'string' && LONG_TYPES.has(f.type)),
+    inline: type.fields.map((f) => inlineKind(f.type, o.numbers)),
+    known: new Set(o.ci ? names.map((name) => name.toLowerCase()) : names),
+    path,
+    typeText: typeName(type),
+    objectOverhead: OBJECT_OVERHEAD,
+    make: rowFactory(names),
+    isPlainObject,
+    isInformative,
+    valueBytes,
+  }
+}
+
+/** The generic loop: case-insensitive tables (keys matched by fieldValue) and schemas with a `__proto__` field. */
+function genericStruct(p: StructParts, ci: boolean): Convert {
+  const { names, required, expected, converts, defaults, keyBytes, defaultBytes, structField, longField, known, path, typeText, make } = p
+  const n = names.length
   return (v, ctx) => {
     if (!isPlainObject(v)) throw new Failure([], typeText, v)
     const out: Row = make()
@@ -179,93 +173,18 @@ function compileStruct(type: StructType, path: string, o: CompileOptions): Conve
   }
 }
 
-/** A primitive's share of sizes.ts's estimate, inline; anything else walked. */
 /** `ci`: match keys ignoring case; `numbers`: longs, times and timestamps as numbers where they are safe integers (see compileCoercer). */
 interface CompileOptions {
   ci: boolean
   numbers: boolean
 }
 
-const LONG_TYPES = new Set(['long', 'time', 'timestamp', 'timestamptz', 'timestamp_ns', 'timestamptz_ns'])
-
-const valueBytes = (c: unknown): number =>
-  typeof c === 'string' ? 24 + 2 * c.length : typeof c === 'number' || typeof c === 'boolean' ? 16 : typeof c === 'bigint' ? 32 : estimateRowBytes(c)
-
-/**
- * A field's v3 `write-default`, converted once: the value a record that lacks the field gets (an
- * explicit null stays null). JSON single-value form: binary and fixed as hex, structs as `{}`
- * (whose fields take their own defaults); everything else as coercion accepts it.
- */
-function writeDefault(field: NestedField, convert: Convert, path: string): unknown {
-  const raw = field['write-default']
-  if (raw === undefined || raw === null) return undefined
-  const hex = (field.type === 'binary' || /^fixed\[/.test(String(field.type))) && typeof raw === 'string'
-  const input = hex && /^(?:[0-9a-fA-F]{2})*$/.test(raw) ? Uint8Array.from(raw.match(/../g) ?? [], (b) => parseInt(b, 16)) : raw
-  try {
-    return convert(input, { unknown: undefined })
-  } catch (err) {
-    if (!(err instanceof Failure)) throw err
-    const name = path ? `${path}.${field.name}` : field.name
-    throw new SchemaError(`field '${name}': write-default ${describe(raw)} is not a valid ${typeName(field.type)}`)
-  }
-}
-
 function compileType(type: IcebergType, path: string, o: CompileOptions): Convert {
   if (isStruct(type)) return compileStruct(type, path, o)
-  if (isList(type)) {
-    const element = compileType(type.element, `${path}.element`, o)
-    const required = type['element-required']
-    const expected = typeName(type.element)
-    const text = typeName(type)
-    return (v, ctx) => {
-      if (!Array.isArray(v)) throw new Failure([], text, v)
-      const out = new Array(v.length)
-      let i = 0
-      try {
-        for (; i < v.length; i++) {
-          const e = v[i]
-          if (e === null || e === undefined) {
-            if (required) throw new Failure([], `${expected} (required)`, e)
-            out[i] = null
-          } else out[i] = element(e, ctx)
-        }
-      } catch (err) {
-        if (err instanceof Failure) err.segments.unshift(`[${i}]`)
-        throw err
-      }
-      return out
-    }
-  }
-  if (isMap(type)) {
-    const key = compileType(type.key, `${path}.key`, o)
-    const value = compileType(type.value, `${path}.value`, o)
-    const required = type['value-required']
-    const expected = typeName(type.value)
-    const text = typeName(type)
-    return (v, ctx) => {
-      const entries: Iterable<[unknown, unknown]> | undefined = v instanceof Map ? v : isPlainObject(v) ? Object.entries(v) : undefined
-      if (entries === undefined) throw new Failure([], text, v)
-      const out = new Map<unknown, unknown>()
-      for (const [k, e] of entries) {
-        try {
-          if (k === null || k === undefined) throw new Failure([], `${typeName(type.key)} (map key)`, k)
-          const ck = key(k, ctx)
-          if (e === null || e === undefined) {
-            if (required) throw new Failure([], `${expected} (required)`, e)
-            out.set(ck, null)
-          } else out.set(ck, value(e, ctx))
-        } catch (err) {
-          if (err instanceof Failure) err.segments.unshift(`[${JSON.stringify(String(k))}]`)
-          throw err
-        }
-      }
-      return out
-    }
-  }
+  if (isList(type)) return compileList(compileType(type.element, `${path}.element`, o), type['element-required'], typeName(type.element), typeName(type))
+  if (isMap(type)) return compileMap(compileType(type.key, `${path}.key`, o), compileType(type.value, `${path}.value`, o), type)
   const convert = compilePrimitive(type, o.numbers)
   if (type === 'string') return (v, ctx) => (ctx.fast && typeof v !== 'string' && typeof v !== 'boolean' ? needsExact() : convert(v, ctx))
   if (decimalParams(type) !== undefined) return (v, ctx) => (ctx.fast && typeof v !== 'string' ? needsExact() : convert(v, ctx))
   return convert
 }
-
-const typeName = (t: IcebergType): string => (typeof t === 'string' ? t : t.type)

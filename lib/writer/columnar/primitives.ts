@@ -78,12 +78,22 @@ function epochNanos(v: unknown): bigint | undefined {
   return text !== undefined ? epochNanos(text) : undefined
 }
 
+type Fail = (v: unknown) => never
+type AsNumber = (b: bigint) => number | bigint
+
 /** `numbers`: safe-integer longs, times and timestamps as numbers (coerce.ts compileCoercer `longsAsNumbers`). */
 export function compilePrimitive(type: string, numbers = false): Convert {
   const fail = (v: unknown): never => {
     throw new Failure([], type, v)
   }
-  const asNumber = numbers ? (b: bigint): number | bigint => (b >= -MAX_SAFE && b <= MAX_SAFE ? Number(b) : b) : (b: bigint) => b
+  const asNumber: AsNumber = numbers ? (b) => (b >= -MAX_SAFE && b <= MAX_SAFE ? Number(b) : b) : (b) => b
+  const convert = numeric(type, numbers, fail, asNumber) ?? temporal(type, numbers, fail, asNumber) ?? other(type, fail)
+  if (convert === undefined) throw new SchemaError(`cannot coerce to Iceberg type '${type}': not supported by Floe's writer`)
+  return convert
+}
+
+/** boolean, int, long, float, double. */
+function numeric(type: string, numbers: boolean, fail: Fail, asNumber: AsNumber): Convert | undefined {
   switch (type) {
     case 'boolean':
       return (v) => {
@@ -122,13 +132,13 @@ export function compilePrimitive(type: string, numbers = false): Convert {
         if (!exactFloat(v, f)) throw new Failure([], 'double (exactly)', v)
         return f
       }
-    case 'string':
-      return (v) => {
-        if (typeof v === 'string') return v
-        if (typeof v === 'number' || typeof v === 'bigint' || typeof v === 'boolean') return String(v)
-        if (v instanceof Uint8Array) return fail(v)
-        return losslessText(v) ?? safeJson(v)
-      }
+  }
+  return undefined
+}
+
+/** date, time, timestamp[tz], timestamp[tz]_ns. */
+function temporal(type: string, numbers: boolean, fail: Fail, asNumber: AsNumber): Convert | undefined {
+  switch (type) {
     case 'date':
       return (v) => {
         if (typeof v === 'number' && Number.isInteger(v) && v >= INT_MIN && v <= INT_MAX) return v
@@ -165,6 +175,20 @@ export function compilePrimitive(type: string, numbers = false): Convert {
         const ns = epochNanos(v)
         return ns !== undefined && ns >= LONG_MIN && ns <= LONG_MAX ? asNumber(ns) : fail(v)
       }
+  }
+  return undefined
+}
+
+/** string, uuid, binary, decimal(P, S), fixed[L]. */
+function other(type: string, fail: Fail): Convert | undefined {
+  switch (type) {
+    case 'string':
+      return (v) => {
+        if (typeof v === 'string') return v
+        if (typeof v === 'number' || typeof v === 'bigint' || typeof v === 'boolean') return String(v)
+        if (v instanceof Uint8Array) return fail(v)
+        return losslessText(v) ?? safeJson(v)
+      }
     case 'uuid':
       return (v) => {
         if (v instanceof Uint8Array) return v.length === 16 ? v : fail(v)
@@ -184,5 +208,5 @@ export function compilePrimitive(type: string, numbers = false): Convert {
       const b = v instanceof Uint8Array ? v : typeof v === 'string' ? base64Bytes(v) : undefined
       return b !== undefined && b.length === len ? b : fail(v)
     }
-  throw new SchemaError(`cannot coerce to Iceberg type '${type}': not supported by Floe's writer`)
+  return undefined
 }

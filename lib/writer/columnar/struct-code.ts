@@ -11,6 +11,7 @@
 import { generated } from './codegen.js'
 import type { Row } from './coerce.js'
 import type { IcebergType } from '../../schema/index.js'
+import { layoutPlan, type Layout } from './layout.js'
 import { Failure, type Convert, type Ctx } from './primitives.js'
 
 /** What coerce.ts's compileStruct has worked out per field, and the helpers it shares. */
@@ -63,9 +64,11 @@ const INLINE: Record<InlineKind, { test: string; size: string }> = {
   long: { test: `typeof value === 'number' && Number.isSafeInteger(value)`, size: '32' },
 }
 
-/** The generated conversion; undefined when the generic loop must be used (see the module comment). */
-export function compiledStruct(p: StructParts, ci: boolean): Convert | undefined {
-  if (ci || p.names.includes('__proto__')) return undefined
+/** A struct's conversion from a record's layout (layout.ts): the same as its Convert on that record. */
+export type LaidConvert = (v: Record<string, unknown>, layout: Layout, ctx: Ctx) => Row
+
+/** The per-field statements of the generated body, each field's value read by `read(k, key)`. */
+function fieldStatements(p: StructParts, read: (k: number, key: string) => string): string {
   const body: string[] = []
   p.names.forEach((name, k) => {
     const key = JSON.stringify(name)
@@ -77,36 +80,67 @@ export function compiledStruct(p: StructParts, ci: boolean): Convert | undefined
     const inline = p.inline[k] && INLINE[p.inline[k]]
     const convert = `c = c${k}(value, ctx); out[${key}] = c; bytes += ${p.keyBytes[k]} + ${size}`
     body.push(
-      `i = ${k}; value = v[${key}]`,
+      `i = ${k}; value = ${read(k, key)}`,
       `if (value === undefined) { ${missing} } else { matched++`,
       `  if (value === null) { ${p.required[k] ? fail : `bytes += ${nullBytes}`} }`,
       inline ? `  else if (${inline.test}) { out[${key}] = value; bytes += ${p.keyBytes[k]} + ${inline.size} }` : '',
       `  else { ${convert} } }`,
     )
   })
-  const source = `
-    ${p.converts.map((_, k) => `const c${k} = converts[${k}]`).join('\n')}
-    return function coerceStruct(v, ctx) {
+  return body.join('\n')
+}
+
+/** A generated function's frame: the plain-object check, the row, the Failure path (the field's name prepended), the size. */
+const wrap = (name: string, params: string, prelude: string, body: string, unknown: string, overhead: number): string => `
+    function ${name}(${params}) {
       if (!isPlainObject(v)) throw new Failure([], typeText, v)
+      ${prelude}
       const out = make()
-      let bytes = ${p.objectOverhead}, matched = 0, i = 0, value, c
+      let bytes = ${overhead}, matched = 0, i = 0, value, c
       try {
-        ${body.join('\n')}
+        ${body}
       } catch (err) {
         if (err instanceof Failure) err.segments.unshift(names[i])
         throw err
       }
+      ${unknown}
+      ctx.bytes = bytes
+      return out
+    }`
+
+/** Unknown keys by enumerating the record (only when it has keys the fields did not match). */
+const UNKNOWN_BY_KEYS = `
       let keys = 0
       for (const _ in v) keys++
       if (keys > matched) {
         for (const key in v) if (!known.has(key) && isInformative(v[key])) (ctx.unknown ??= []).push({ path: path ? path + '.' + key : key, value: v[key] })
-      }
-      ctx.bytes = bytes
-      return out
-    }`
-  const build = generated<(...args: unknown[]) => (v: unknown, ctx: Ctx) => Row>(
-    ['converts', 'defaults', 'names', 'known', 'path', 'typeText', 'make', 'isPlainObject', 'isInformative', 'valueBytes', 'Failure'],
+      }`
+
+/** Unknown keys from the layout's plan: the positions of the keys the struct does not know, in enumeration order. */
+const UNKNOWN_BY_PLAN = `
+      for (let u = 0; u < plan.unknown.length; u++) {
+        const j = plan.unknown[u], x = vals[j]
+        if (isInformative(x)) (ctx.unknown ??= []).push({ path: path ? path + '.' + layout.keys[j] : layout.keys[j], value: x })
+      }`
+
+/**
+ * The generated conversion, and (`laid`) the same conversion from a record's layout; undefined
+ * when the generic loop must be used (see the module comment).
+ */
+export function compiledStruct(p: StructParts, ci: boolean): (Convert & { laid: LaidConvert }) | undefined {
+  if (ci || p.names.includes('__proto__')) return undefined
+  const plans = `let plan = plans.get(layout.keys); if (plan === undefined) plans.set(layout.keys, (plan = layoutPlan(names, known, layout.keys)))
+      const at = plan.at, vals = layout.values; let j`
+  const source = `
+    ${p.converts.map((_, k) => `const c${k} = converts[${k}]`).join('\n')}
+    const plans = new Map()
+    ${wrap('coerceStruct', 'v, ctx', '', fieldStatements(p, (_, key) => `v[${key}]`), UNKNOWN_BY_KEYS, p.objectOverhead)}
+    ${wrap('coerceLaid', 'v, layout, ctx', plans, fieldStatements(p, (k) => `(j = at[${k}]) < 0 ? undefined : vals[j]`), UNKNOWN_BY_PLAN, p.objectOverhead)}
+    coerceStruct.laid = coerceLaid
+    return coerceStruct`
+  const build = generated<(...args: unknown[]) => Convert & { laid: LaidConvert }>(
+    ['converts', 'defaults', 'names', 'known', 'path', 'typeText', 'make', 'isPlainObject', 'isInformative', 'valueBytes', 'Failure', 'layoutPlan'],
     source,
   )
-  return build(p.converts, p.defaults, p.names, p.known, p.path, p.typeText, p.make, p.isPlainObject, p.isInformative, p.valueBytes, Failure)
+  return build(p.converts, p.defaults, p.names, p.known, p.path, p.typeText, p.make, p.isPlainObject, p.isInformative, p.valueBytes, Failure, layoutPlan)
 }
