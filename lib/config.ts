@@ -180,6 +180,19 @@ export const SETTINGS = {
    */
   FLOE_V8_SEMI_SPACE_MB: mb(8, 1, 256),
   /**
+   * The writer runs a full GC whenever the JS heap plus V8's external memory has grown by more
+   * than this since the last one (only where Node exposes `gc`, as Lambda's runtime does; 0 =
+   * never). V8 otherwise lets the garbage of encoding many files pile up to hundreds of MB
+   * (docs/benchmarks.md, "Writer memory bound").
+   */
+  FLOE_GC_HEADROOM_MB: mb(16, 0, 10_240),
+  /**
+   * `--enable-source-maps` in every Floe function's NODE_OPTIONS (the CDK stack): stack traces
+   * name TypeScript files and lines. Node reads and parses the bundle's map when it loads the
+   * bundle (~15 MB of the writer's RSS, docs/benchmarks.md "Writer memory bound"); `false` saves that.
+   */
+  FLOE_SOURCE_MAPS: z.enum(['true', 'false']).default('true').transform((v) => v === 'true'),
+  /**
    * Parquet files roll at this size. 128 MB is the Iceberg default target; a 6 MB MSK batch
    * rarely reaches it, so per-invocation files are bounded by the batch, not by this.
    */
@@ -398,6 +411,8 @@ export interface FloeConfig {
   /** Timeout of every schema-registry request (Confluent and Glue), FLOE_SCHEMA_REGISTRY_TIMEOUT_MS. */
   registryTimeoutMs: number
   memoryBudgetBytes: number
+  /** FLOE_GC_HEADROOM_MB in bytes: heap growth between the writer's full GCs (0 = never). */
+  gcHeadroomBytes: number
   targetFileBytes: number
   /** FLOE_WRITER_WORKERS resolved: Parquet-encode threads, 0 = encode on the main thread. */
   writerWorkers: number
@@ -558,6 +573,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       : undefined,
     registryTimeoutMs: p.FLOE_SCHEMA_REGISTRY_TIMEOUT_MS,
     memoryBudgetBytes: p.FLOE_MEMORY_BUDGET_MB * MB,
+    gcHeadroomBytes: p.FLOE_GC_HEADROOM_MB * MB,
     targetFileBytes: p.FLOE_TARGET_FILE_MB * MB,
     writerWorkers: p.FLOE_WRITER_WORKERS === 'auto' ? (availableParallelism() >= 2 ? 2 : 0) : p.FLOE_WRITER_WORKERS,
     parquetCompression: p.FLOE_PARQUET_COMPRESSION,

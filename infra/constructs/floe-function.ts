@@ -60,8 +60,8 @@ export const ESM_BANNER = [
 ].join(' ')
 
 /**
- * NODE_OPTIONS of a Floe function of `memoryMb`: source maps and V8's heap sizes from
- * FLOE_V8_SEMI_SPACE_MB (`settings`, else its default). Only V8 flags Node allows in NODE_OPTIONS
+ * NODE_OPTIONS of a Floe function of `memoryMb`: source maps (FLOE_SOURCE_MAPS) and V8's heap
+ * sizes from FLOE_V8_SEMI_SPACE_MB (`settings`, else their defaults). Only V8 flags Node allows in NODE_OPTIONS
  * (`--max-semi-space-size`, `--max-old-space-size`): any other makes Node refuse to start
  * (`--initial-old-space-size= is not allowed in NODE_OPTIONS`), so every cold start would fail;
  * test/infra/bundle.test.ts cold-starts the bundles with exactly this value.
@@ -72,7 +72,8 @@ export const ESM_BANNER = [
 export function nodeOptions(memoryMb: number, settings: Record<string, string | undefined> = {}): string {
   const semi = SETTINGS.FLOE_V8_SEMI_SPACE_MB.parse(settings.FLOE_V8_SEMI_SPACE_MB)
   const old = memoryMb - Math.floor(memoryMb / 10)
-  return ['--enable-source-maps', `--max-semi-space-size=${semi}`, `--max-old-space-size=${old}`].join(' ')
+  const maps = SETTINGS.FLOE_SOURCE_MAPS.parse(settings.FLOE_SOURCE_MAPS) ? ['--enable-source-maps'] : []
+  return [...maps, `--max-semi-space-size=${semi}`, `--max-old-space-size=${old}`].join(' ')
 }
 
 export interface FloeFunctionProps {

@@ -13,6 +13,7 @@ import type { EncodedFile } from '../control/index.js'
 import { encodeDataFile, type PartitionTuple } from '../iceberg/index.js'
 import { BufferPool, partitionKeyOf, type BufferStats, type RowBuffer } from './buffers.js'
 import { dataFilePath, writeDataFile, type EncodedChunk } from './files.js'
+import { HeapGuard } from './heap.js'
 import type { TableSet } from './tables.js'
 import type { WriterDeps } from './types.js'
 // The two-worker split's seam (lib/writer/workers): where a buffer's Parquet bytes are made.
@@ -20,6 +21,8 @@ import { writerSplit, type Split } from './workers/index.js'
 
 /** What a registration holds per written file besides its JSON text (keys, lengths, the array slot). */
 const FILE_OVERHEAD = 256
+/** Rows buffered between two heap checks (heap.ts) while rows come in. */
+const ROWS_PER_HEAP_CHECK = 256
 
 /** What one group attempt wrote: every path (to delete on a stale attempt) and the files by table. */
 export interface Written {
@@ -42,16 +45,21 @@ export class FileSink {
   #seq = 0
   /** FLOE_WRITER_WORKERS: the container's encode threads (lib/writer/workers), undefined when off. */
   readonly #split: Split | undefined
+  /** FLOE_GC_HEADROOM_MB: collects the garbage of decoding and of every written file (heap.ts). */
+  readonly #heap: HeapGuard
+  #rows = 0
 
   constructor(opts: SinkOptions) {
     this.#opts = opts
     const { config } = opts.deps
     this.#split = writerSplit(config.writerWorkers)
+    this.#heap = new HeapGuard(config.gcHeadroomBytes)
     this.#pool = new BufferPool({ budgetBytes: config.memoryBudgetBytes, targetFileBytes: config.targetFileBytes, flush: (b) => this.#write(b) })
   }
 
   /** Buffer a row of `bytes` (the coercer's estimate); a Promise only when a flush runs. */
   add(table: string, partition: PartitionTuple, row: Record<string, unknown>, bytes: number): Promise<void> | undefined {
+    if (++this.#rows % ROWS_PER_HEAP_CHECK === 0) this.#heap.collect()
     return this.#pool.add(table, partition, partitionKeyOf(partition), row, bytes)
   }
 
@@ -102,6 +110,7 @@ export class FileSink {
     let list = this.#files.get(buffer.table)
     if (!list) this.#files.set(buffer.table, (list = []))
     list.push(file)
+    this.#heap.collect()
     return file.json.length + FILE_OVERHEAD
   }
 }

@@ -5,7 +5,7 @@
  * line. The tables exist already (memory.ts creates them), as in a steady-state pipeline.
  */
 import { readFileSync } from 'node:fs'
-import { getHeapStatistics } from 'node:v8'
+import { getHeapStatistics, writeHeapSnapshot } from 'node:v8'
 import { wasmMemory } from 'parquet-wasm/node'
 import { createClients } from '../../lib/clients.js'
 import { loadConfig } from '../../lib/config.js'
@@ -38,6 +38,8 @@ const config = loadConfig(
     // see docs/benchmarks.md). Spilling lists above 64 KB keeps the transaction small.
     FLOE_SPILL_THRESHOLD_KB: env.BENCH_SPILL_KB ?? '64',
     FLOE_ROUTES: JSON.stringify(memoryRoutes(env.BENCH_NAMESPACE!)),
+    // Settings under study, passed through from the bench's environment (default: Floe's).
+    ...Object.fromEntries(['FLOE_GC_HEADROOM_MB', 'FLOE_WRITER_WORKERS'].flatMap((k) => (env[k] ? [[k, env[k]]] : []))),
   },
 )
 const deps = await createWriterDeps(config, clients)
@@ -50,8 +52,11 @@ const rssBefore = process.memoryUsage().rss
 // Where the peak is: process.memoryUsage() sampled every 5 ms during the invocation (the timer
 // fires between the writer's awaits), the highest of each part kept.
 const peak = { rss: 0, heapUsed: 0, heapTotal: 0, external: 0, arrayBuffers: 0, wasm: 0 }
+/** When (ms into the invocation) the sampled RSS was highest. */
+let peakRssAtMs = 0
 const sample = () => {
   const m = process.memoryUsage()
+  if (m.rss > peak.rss) peakRssAtMs = Math.round(performance.now() - t0)
   peak.rss = Math.max(peak.rss, m.rss)
   peak.heapUsed = Math.max(peak.heapUsed, m.heapUsed)
   peak.heapTotal = Math.max(peak.heapTotal, m.heapTotal)
@@ -59,8 +64,17 @@ const sample = () => {
   peak.arrayBuffers = Math.max(peak.arrayBuffers, m.arrayBuffers)
   peak.wasm = Math.max(peak.wasm, wasmMemory().buffer.byteLength)
 }
-const sampler = setInterval(sample, 5)
+// BENCH_SNAPSHOT_MB=n: a heap snapshot (v8.writeHeapSnapshot, in the working directory) the
+// first time the JS heap in use passes n MB, to see what the peak is made of.
+let snapshotAt = Number(env.BENCH_SNAPSHOT_MB ?? Infinity)
 const t0 = performance.now()
+const sampler = setInterval(() => {
+  sample()
+  if (process.memoryUsage().heapUsed > snapshotAt * 2 ** 20) {
+    snapshotAt = Infinity
+    console.error(`heap snapshot: ${writeHeapSnapshot()}`)
+  }
+}, 5)
 const result = await writeBatch(deps, event)
 const ms = performance.now() - t0
 clearInterval(sampler)
@@ -84,6 +98,7 @@ console.log(
     // resourceUsage().maxRSS is in kilobytes.
     peakRssMB: Math.round(process.resourceUsage().maxRSS / 1024),
     ms: Math.round(ms),
+    peakRssAtMs,
     // parquet-wasm's linear memory (never shrinks): ~20 MB once a 200-column file is encoded.
     wasmMB: mb(wasmMemory().buffer.byteLength),
     baselineMB: baseline,

@@ -65,7 +65,8 @@ export const LAMBDA_FUNCTION_MB = 1_769
 export type NodeMode = 'floe' | 'lambda'
 
 export function lambdaNode(memoryMb: number, mode: NodeMode): { args: string[]; nodeOptions: string } {
-  const options = mode === 'floe' ? nodeOptions(memoryMb) : '--enable-source-maps'
+  // floe: FLOE_SOURCE_MAPS / FLOE_V8_SEMI_SPACE_MB from the bench's environment, else their defaults.
+  const options = mode === 'floe' ? nodeOptions(memoryMb, process.env) : '--enable-source-maps'
   const args = ['--expose-gc', '--max-http-header-size', '81920']
   if (!/--max[-_](semi|old)[-_]space[-_]size/.test(options)) {
     const newSpace = Math.floor(memoryMb / 10)
