@@ -12,6 +12,11 @@
  * full GC. Only where Node exposes `gc` — Lambda's Node runtime starts node with --expose-gc
  * (docs/benchmarks.md cites its bootstrap) — else it does nothing. A full GC of the writer's
  * heap costs milliseconds; it runs once per headroom's worth of garbage, not per file.
+ *
+ * Growth that is live (rows the budget holds, up to FLOE_MEMORY_BUDGET_MB) is not garbage: a
+ * collection that frees less than half the headroom doubles the headroom until one frees more,
+ * so filling a large budget costs a few collections (logarithmic in the budget), not one per
+ * headroom of live rows.
  */
 import { getHeapStatistics } from 'node:v8'
 
@@ -19,6 +24,8 @@ type Gc = () => void
 
 export class HeapGuard {
   readonly #headroom: number
+  /** The headroom now: doubled after a collection that freed little (live growth), reset after one that freed much. */
+  #current: number
   readonly #gc: Gc | undefined
   #base: number
   /** Full collections this guard ran (metrics, tests). */
@@ -27,16 +34,20 @@ export class HeapGuard {
   /** `headroomBytes` 0: off. `gc`: the collector (default: the global one Node exposes, if any). */
   constructor(headroomBytes: number, gc: Gc | undefined = (globalThis as { gc?: Gc }).gc) {
     this.#headroom = headroomBytes
+    this.#current = headroomBytes
     this.#gc = headroomBytes > 0 ? gc : undefined
     this.#base = this.#gc ? footprint() : 0
   }
 
   /** Run a full GC if the heap has grown by more than the headroom since the last one. */
   collect(): void {
-    if (!this.#gc || footprint() - this.#base <= this.#headroom) return
+    if (!this.#gc) return
+    const before = footprint()
+    if (before - this.#base <= this.#current) return
     this.#gc()
     this.collections++
     this.#base = footprint()
+    this.#current = before - this.#base < this.#headroom / 2 ? this.#current * 2 : this.#headroom
   }
 }
 

@@ -1,3 +1,5 @@
+import { setFlagsFromString } from 'node:v8'
+import { runInNewContext } from 'node:vm'
 import { describe, expect, it } from 'vitest'
 import { HeapGuard } from '../../lib/writer/heap.js'
 
@@ -19,6 +21,48 @@ describe('HeapGuard (FLOE_GC_HEADROOM_MB)', () => {
     expect(calls).toBe(1)
     expect(guard.collections).toBe(1)
     expect(held.length).toBe(8)
+  })
+
+  it('live growth doubles the headroom: filling 64 MB of live memory in 1 MB steps takes a few collections, not one per 4 MB', () => {
+    let calls = 0
+    const guard = new HeapGuard(4 * MB, () => calls++)
+    const held: Uint8Array[][] = []
+    for (let i = 0; i < 64; i++) {
+      held.push(hold(1))
+      guard.collect()
+    }
+    // Headrooms 4, 8, 16, 32 MB of growth: 4 collections for 64 MB (one per 4 MB would be 16).
+    expect(calls).toBeGreaterThanOrEqual(3)
+    expect(calls).toBeLessThanOrEqual(5)
+    expect(held.length).toBe(64)
+  })
+
+  it('a collection that frees the garbage resets the headroom', async () => {
+    // A real full GC (V8's own, exposed for this test), so that what it frees shows in the footprint.
+    setFlagsFromString('--expose-gc')
+    const realGc = runInNewContext('gc') as () => void
+    // Garbage on the JS heap (V8 frees ArrayBuffers' memory after the collection, concurrently).
+    const junk = (mb: number) => Array.from({ length: mb }, () => new Array<number>(MB / 8).fill(0.5))
+    realGc()
+    // Let V8 finish freeing the earlier tests' ArrayBuffers, so the footprint starts settled.
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    let garbage: number[][] | undefined
+    let calls = 0
+    const guard = new HeapGuard(4 * MB, () => {
+      calls++
+      garbage = undefined
+      realGc()
+    })
+    const live = junk(8)
+    guard.collect() // live growth: the headroom doubles to 8 MB
+    expect(calls).toBe(1)
+    garbage = junk(12)
+    guard.collect() // 12 MB > 8 MB: collected; it freed them, so the headroom is 4 MB again
+    expect(calls).toBe(2)
+    garbage = junk(6)
+    guard.collect()
+    expect(calls).toBe(3)
+    expect(live.length + (garbage?.length ?? 0)).toBe(8)
   })
 
   it('never collects with headroom 0 or without a collector', () => {
