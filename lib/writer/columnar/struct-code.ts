@@ -133,7 +133,9 @@ export function compiledStruct(p: StructParts, ci: boolean): (Convert & { laid: 
       const at = plan.at, vals = layout.values; let j`
   const source = `
     ${p.converts.map((_, k) => `const c${k} = converts[${k}]`).join('\n')}
-    const plans = new Map()
+    // Keyed weakly by the shape's keys array (layout.ts keeps the last 8 shapes): a producer whose
+    // records come in ever new key orders leaves no plan behind once its shapes are gone.
+    const plans = new WeakMap()
     ${wrap('coerceStruct', 'v, ctx', '', fieldStatements(p, (_, key) => `v[${key}]`), UNKNOWN_BY_KEYS, p.objectOverhead)}
     ${wrap('coerceLaid', 'v, layout, ctx', plans, fieldStatements(p, (k) => `(j = at[${k}]) < 0 ? undefined : vals[j]`), UNKNOWN_BY_PLAN, p.objectOverhead)}
     coerceStruct.laid = coerceLaid
