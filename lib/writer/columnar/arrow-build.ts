@@ -8,7 +8,7 @@
  * every null or empty list/map above it ("placeholders"); under a null struct it is null.
  */
 import * as arrow from 'apache-arrow'
-import { toArrowField, toArrowSchema, toArrowType, isList, isMap, isStruct, type IcebergType, type StructType } from '../../schema/index.js'
+import { toArrowField, toArrowSchema, toArrowType, isList, isMap, isStruct, type IcebergType, type ListType, type MapType, type StructType } from '../../schema/index.js'
 import { leafBuilder, validity, type LeafBuilder, type LeafStats } from './columns.js'
 import type { Row } from './coerce.js'
 import { generated } from './codegen.js'
@@ -55,7 +55,7 @@ interface Compiled {
   build: Builder
 }
 
-function compileStruct(type: StructType, prefix: string, repeated: boolean, stats: LeafStats[], bounds: ArrowBuildOptions['bounds'] & {}): Compiled {
+function compileStruct(type: StructType, prefix: string, repeated: boolean, stats: LeafStats[], bounds: Bounds): Compiled {
   const arrowType = new arrow.Struct(type.fields.map(toArrowField))
   const names = type.fields.map((f) => f.name)
   const children = type.fields.map((f) => compileType(f.type, f.id, prefix + f.name, repeated, stats, bounds))
@@ -93,68 +93,77 @@ function compileSplit(names: string[]): (rows: (Row | null)[]) => unknown[][] {
   return generated<(rows: (Row | null)[]) => unknown[][]>(['rows'], body)
 }
 
-function compileType(type: IcebergType, id: number, name: string, repeated: boolean, stats: LeafStats[], bounds: ArrowBuildOptions['bounds'] & {}): Compiled {
+type Bounds = ArrowBuildOptions['bounds'] & {}
+
+function compileType(type: IcebergType, id: number, name: string, repeated: boolean, stats: LeafStats[], bounds: Bounds): Compiled {
   if (isStruct(type)) return compileStruct(type, `${name}.`, repeated, stats, bounds)
-  if (isList(type)) {
-    const arrowType = toArrowType(type) as arrow.List
-    const element = compileType(type.element, type['element-id'], `${name}.element`, true, stats, bounds)
-    return {
-      build: (values, placeholders) => {
-        const n = values.length
-        const offsets = new Int32Array(n + 1)
-        let total = 0
-        let empty = 0
-        for (let i = 0; i < n; i++) {
-          const v = values[i] as unknown[] | null
-          if (v === null || v.length === 0) empty++
-          else total += v.length
-          offsets[i + 1] = total
-        }
-        const flat = new Array(total)
-        let k = 0
-        for (let i = 0; i < n; i++) {
-          const v = values[i] as unknown[] | null
-          if (v !== null) for (let j = 0; j < v.length; j++) flat[k++] = v[j] ?? null
-        }
-        const child = element.build(flat, placeholders + empty)
-        const { nullBitmap, nullCount } = validity(values)
-        return arrow.makeData({ type: arrowType, length: n, nullCount, nullBitmap, valueOffsets: offsets, child })
-      },
-    }
+  if (isList(type)) return compileList(type, name, stats, bounds)
+  if (isMap(type)) return compileMap(type, name, stats, bounds)
+  return compileLeaf(type, id, name, repeated, stats, bounds)
+}
+
+/** A list: its elements flattened into one child array, offsets per row; a null or empty list is a placeholder for the leaves below. */
+function compileList(type: ListType, name: string, stats: LeafStats[], bounds: Bounds): Compiled {
+  const arrowType = toArrowType(type) as arrow.List
+  const element = compileType(type.element, type['element-id'], `${name}.element`, true, stats, bounds)
+  return {
+    build: (values, placeholders) => {
+      const n = values.length
+      const offsets = new Int32Array(n + 1)
+      let total = 0
+      let empty = 0
+      for (let i = 0; i < n; i++) {
+        const v = values[i] as unknown[] | null
+        if (v === null || v.length === 0) empty++
+        else total += v.length
+        offsets[i + 1] = total
+      }
+      const flat = new Array(total)
+      let k = 0
+      for (let i = 0; i < n; i++) {
+        const v = values[i] as unknown[] | null
+        if (v !== null) for (let j = 0; j < v.length; j++) flat[k++] = v[j] ?? null
+      }
+      const child = element.build(flat, placeholders + empty)
+      const { nullBitmap, nullCount } = validity(values)
+      return arrow.makeData({ type: arrowType, length: n, nullCount, nullBitmap, valueOffsets: offsets, child })
+    },
   }
-  if (isMap(type)) {
-    const arrowType = toArrowType(type) as arrow.Map_
-    const entriesType = arrowType.children[0]!.type as arrow.Struct
-    const key = compileType(type.key, type['key-id'], `${name}.key`, true, stats, bounds)
-    const value = compileType(type.value, type['value-id'], `${name}.value`, true, stats, bounds)
-    return {
-      build: (values, placeholders) => {
-        const n = values.length
-        const offsets = new Int32Array(n + 1)
-        const keys: unknown[] = []
-        const vals: unknown[] = []
-        let empty = 0
-        for (let i = 0; i < n; i++) {
-          const m = values[i] as Map<unknown, unknown> | null
-          if (m === null || m.size === 0) empty++
-          if (m !== null)
-            for (const [k, v] of m) {
-              keys.push(k)
-              vals.push(v ?? null)
-            }
-          offsets[i + 1] = keys.length
-        }
-        const entries = arrow.makeData({
-          type: entriesType,
-          length: keys.length,
-          nullCount: 0,
-          children: [key.build(keys, placeholders + empty), value.build(vals, placeholders + empty)],
-        })
-        const { nullBitmap, nullCount } = validity(values)
-        return arrow.makeData({ type: arrowType, length: n, nullCount, nullBitmap, valueOffsets: offsets, child: entries })
-      },
-    }
+}
+
+/** A map: its entries flattened into key and value children of one entries struct, offsets per row. */
+function compileMap(type: MapType, name: string, stats: LeafStats[], bounds: Bounds): Compiled {
+  const arrowType = toArrowType(type) as arrow.Map_
+  const entriesType = arrowType.children[0]!.type as arrow.Struct
+  const key = compileType(type.key, type['key-id'], `${name}.key`, true, stats, bounds)
+  const value = compileType(type.value, type['value-id'], `${name}.value`, true, stats, bounds)
+  return {
+    build: (values, placeholders) => {
+      const n = values.length
+      const offsets = new Int32Array(n + 1)
+      const keys: unknown[] = []
+      const vals: unknown[] = []
+      let empty = 0
+      for (let i = 0; i < n; i++) {
+        const m = values[i] as Map<unknown, unknown> | null
+        if (m === null || m.size === 0) empty++
+        if (m !== null)
+          for (const [k, v] of m) {
+            keys.push(k)
+            vals.push(v ?? null)
+          }
+        offsets[i + 1] = keys.length
+      }
+      const children = [key.build(keys, placeholders + empty), value.build(vals, placeholders + empty)]
+      const entries = arrow.makeData({ type: entriesType, length: keys.length, nullCount: 0, children })
+      const { nullBitmap, nullCount } = validity(values)
+      return arrow.makeData({ type: arrowType, length: n, nullCount, nullBitmap, valueOffsets: offsets, child: entries })
+    },
   }
+}
+
+/** A primitive: its statistics registered in schema order; bounds only where the leaf is not repeated and its metrics mode keeps them. */
+function compileLeaf(type: string, id: number, name: string, repeated: boolean, stats: LeafStats[], bounds: Bounds): Compiled {
   const s: LeafStats = { id, type, valueCount: 0, nullCount: 0 }
   if (type === 'float' || type === 'double') s.nanCount = 0
   stats.push(s)
