@@ -47,15 +47,31 @@ export function wideRecord(i: number, extra: Record<string, unknown> = {}): Reco
   return r
 }
 
+/**
+ * The records as the writer Lambda and DuckDB receive them. Each event is held as its JSON text
+ * in a Buffer — outside the V8 heap, as one invocation's process holds only its own event: a
+ * million records kept as parsed event objects (~300 MB of base64 strings) would make every
+ * major GC of the writer mark them, a cost no Lambda invocation has. Take an event with
+ * `eventOf`, inside what is timed: the Lambda runtime parses the payload too.
+ */
 export interface Dataset {
   name: string
   records: number
   /** Bytes of JSON (the NDJSON without newlines): what "MB of JSON" means. */
   jsonBytes: number
-  events: KafkaEvent[]
-  /** One NDJSON line per record. */
-  lines: string[]
+  /** Each MSK event's JSON text. */
+  payloads: Buffer[]
+  /** Records in each event. */
+  eventRecords: number[]
+  /** One NDJSON line per record, in order (event after event). */
+  ndjson: Buffer
 }
+
+/** An event of the dataset, parsed from its payload as the Lambda runtime parses it. */
+export const eventOf = (payload: Buffer): KafkaEvent => JSON.parse(payload.toString('utf8')) as KafkaEvent
+
+/** The dataset's first `events` events alone (a warm-up pass). */
+export const firstEvents = (ds: Dataset, events: number): Dataset => ({ ...ds, payloads: ds.payloads.slice(0, events), eventRecords: ds.eventRecords.slice(0, events) })
 
 const enc = new TextEncoder()
 
@@ -75,28 +91,41 @@ export function makeDataset(name: string, count: number, make: (i: number) => Re
     const p = i % partitions
     log.push({ topic, partition: p, offset: offsets[p]!++, timestamp: T0 + i, key: null, value })
   }
-  return { name, records: count, jsonBytes, events: cutEvents(log), lines }
+  const payloads: Buffer[] = []
+  const eventRecords: number[] = []
+  for (const batch of cutBatches(log)) {
+    payloads.push(Buffer.from(JSON.stringify(buildEvent(batch))))
+    eventRecords.push(batch.length)
+  }
+  return { name, records: count, jsonBytes, payloads, eventRecords, ndjson: Buffer.from(lines.join('\n') + '\n') }
 }
 
 /** Consecutive records into events of at most 6 MB (the synchronous invocation payload limit). */
 export function cutEvents(log: LogRecord[], maxPayloadBytes = MAX_PAYLOAD_BYTES): KafkaEvent[] {
-  const events: KafkaEvent[] = []
+  return cutBatches(log, maxPayloadBytes).map((batch) => buildEvent(batch))
+}
+
+function cutBatches(log: LogRecord[], maxPayloadBytes = MAX_PAYLOAD_BYTES): LogRecord[][] {
+  const batches: LogRecord[][] = []
   let batch: LogRecord[] = []
   let bytes = 1024
   for (const r of log) {
     const size = eventRecordBytes(r)
     if (batch.length > 0 && bytes + size > maxPayloadBytes) {
-      events.push(buildEvent(batch))
+      batches.push(batch)
       batch = []
       bytes = 1024
     }
     batch.push(r)
     bytes += size
   }
-  if (batch.length) events.push(buildEvent(batch))
-  return events
+  if (batch.length) batches.push(batch)
+  return batches
 }
 
-export function writeNdjson(path: string, lines: string[]): void {
-  writeFileSync(path, lines.join('\n') + '\n')
+/** The first `records` NDJSON lines of the dataset (all when omitted) into `path`. */
+export function writeNdjson(path: string, ds: Dataset, records = ds.records): void {
+  let end = 0
+  for (let i = 0; i < records; i++) end = ds.ndjson.indexOf(0x0a, end) + 1
+  writeFileSync(path, ds.ndjson.subarray(0, end))
 }

@@ -32,7 +32,7 @@ import { compileRoutes } from '../../lib/writer/routing.js'
 import type { WriterDeps } from '../../lib/writer/types.js'
 import { median, RequestCounter, round } from './common.js'
 import { countingIO, emptyIoCounts, type IoCounts } from './counting-io.js'
-import { writeNdjson, type Dataset } from './data.js'
+import { eventOf, firstEvents, writeNdjson, type Dataset } from './data.js'
 
 export interface RunFigures {
   wallMs: number
@@ -110,9 +110,10 @@ export async function floeRun(
   let files = 0
   const cpu = process.cpuUsage()
   const t0 = performance.now()
-  for (const event of ds.events) {
+  for (const payload of ds.payloads) {
     const [ec, et] = [process.cpuUsage(), performance.now()]
-    const r = await writeBatch(deps, event)
+    // The event as the handler gets it: the runtime parses the invocation's payload (timed, as on Lambda).
+    const r = await writeBatch(deps, eventOf(payload))
     perEvent?.({ wallMs: performance.now() - et, cpuMs: cpuMsSince(ec) })
     if (r.outcome !== 'registered') throw new Error(`bench writer: outcome ${r.outcome}, dead letters ${r.deadLetters}`)
     if (r.deadLetters > 0) throw new Error(`bench writer: ${r.deadLetters} dead letters (${r.deadLetterPaths[0]})`)
@@ -126,7 +127,7 @@ export async function floeRun(
 async function encodeRun(ds: Dataset): Promise<{ wallMs: number; stages: Record<string, number> }> {
   const config = loadConfig({}, { FLOE_WAREHOUSE: 'file:///tmp/unused' })
   const decoders = await createDecoders(config, {} as never)
-  const first = parseKafkaEvent(ds.events[0])
+  const first = parseKafkaEvent(eventOf(ds.payloads[0]!))
   const sample: Record<string, unknown>[] = []
   for (const r of first.slice(0, 1000)) {
     const d = await decoders.decodeValue(r)
@@ -137,9 +138,9 @@ async function encodeRun(ds: Dataset): Promise<{ wallMs: number; stages: Record<
   const limits = config.limits
   const stages = { parseEvent: 0, decodeJson: 0, guard: 0, coerce: 0, encodeParquet: 0 }
   const t0 = performance.now()
-  for (const event of ds.events) {
+  for (const payload of ds.payloads) {
     let t = performance.now()
-    const records = parseKafkaEvent(event)
+    const records = parseKafkaEvent(eventOf(payload))
     stages.parseEvent += performance.now() - t
     t = performance.now()
     // As the writer decodes JSON (lib/writer/pipeline.ts): JSON.parse, exact only where digits matter.
@@ -192,11 +193,11 @@ export async function benchThroughput(
   const ctx: Ctx = { clients, counter, controlTable: tables.control, catalogTable: tables.catalog, dir, stamp: Date.now().toString(36) }
   try {
     const ndjson = join(dir, `${ds.name}.ndjson`)
-    writeNdjson(ndjson, ds.lines)
+    writeNdjson(ndjson, ds)
     const jsonMB = ds.jsonBytes / MB
 
     // Warm-up (JIT, wasm instantiation, DuckDB extension load): one small pass each, not measured.
-    const warm: Dataset = { ...ds, events: ds.events.slice(0, 1) }
+    const warm = firstEvents(ds, 1)
     await floeRun(ctx, warm, -1, emptyIoCounts())
     await encodeRun(warm)
     await duckdbRun(ndjson, join(dir, 'warm.parquet'))
@@ -229,7 +230,7 @@ export async function benchThroughput(
     const dc = median(duck.map((r) => r.cpuMs))
     const perSec = (ms: number) => round(ds.records / (ms / 1000))
     const mbPerSec = (ms: number) => round(jsonMB / (ms / 1000), 2)
-    const n = ds.events.length
+    const n = ds.payloads.length
     const per = (x: number) => round(x / n, 3)
     return {
       dataset: ds.name,
@@ -270,7 +271,7 @@ export async function profileWriter(
   const dir = mkdtempSync(join(tmpdir(), `floe-bench-prof-`))
   const ctx: Ctx = { clients, counter: new RequestCounter(), controlTable: tables.control, catalogTable: tables.catalog, dir, stamp: `p${Date.now().toString(36)}` }
   try {
-    await floeRun(ctx, { ...ds, events: ds.events.slice(0, 1) }, -1, emptyIoCounts())
+    await floeRun(ctx, firstEvents(ds, 1), -1, emptyIoCounts())
     const [r, profile] = await run(() => floeRun(ctx, ds, 0, emptyIoCounts()))
     return { wallMs: round(r.wallMs), cpuMs: round(r.cpuMs), profile }
   } finally {

@@ -13,7 +13,7 @@ import { join } from 'node:path'
 import type { AwsClients } from '../../lib/clients.js'
 import { median, RequestCounter, round } from './common.js'
 import { emptyIoCounts } from './counting-io.js'
-import { writeNdjson, type Dataset } from './data.js'
+import { firstEvents, writeNdjson, type Dataset } from './data.js'
 import { duckdbRun, floeRun, type Ctx, type RunFigures } from './throughput.js'
 
 export interface WorkersRow {
@@ -37,7 +37,6 @@ export interface WorkersResult {
   duckdbEvent: { records: number; wallMs: number; cpuMs: number }
 }
 
-const eventRecords = (event: Dataset['events'][number]): number => Object.values(event.records).reduce((n, l) => n + l.length, 0)
 
 export async function benchWorkers(
   clients: AwsClients,
@@ -52,7 +51,7 @@ export async function benchWorkers(
   const ctx: Ctx = { clients, counter: new RequestCounter(), controlTable: tables.control, catalogTable: tables.catalog, dir, stamp: `w${Date.now().toString(36)}` }
   try {
     const rows: WorkersRow[] = []
-    const warm: Dataset = { ...ds, events: ds.events.slice(0, 1) }
+    const warm = firstEvents(ds, 1)
     const passes = new Map<number, (RunFigures & { files: number; parquetBytes: number })[]>(counts.map((w) => [w, []]))
     const events = new Map<number, RunFigures[]>(counts.map((w) => [w, []]))
     for (const w of counts) await floeRun(ctx, warm, `warm${w}`, emptyIoCounts(), { FLOE_WRITER_WORKERS: String(w) })
@@ -64,7 +63,7 @@ export async function benchWorkers(
         log(`  ${ds.name} workers ${w} run ${run + 1}/${runs}: ${round(pass.wallMs)} ms wall, ${round(pass.cpuMs)} ms CPU, ${pass.files} files`)
       }
     }
-    const perEventRecords = round(median(ds.events.map(eventRecords)))
+    const perEventRecords = round(median(ds.eventRecords))
     for (const w of counts) {
       const p = passes.get(w)!
       const wallMs = median(p.map((x) => x.wallMs))
@@ -73,7 +72,7 @@ export async function benchWorkers(
       rows.push({
         dataset: ds.name,
         records: ds.records,
-        events: ds.events.length,
+        events: ds.payloads.length,
         workers: w,
         wallMs: round(wallMs),
         cpuMs: round(cpuMs),
@@ -85,9 +84,9 @@ export async function benchWorkers(
       })
     }
     // DuckDB over the first event's records (events are consecutive records: lines 0..n-1).
-    const n = eventRecords(ds.events[0]!)
+    const n = ds.eventRecords[0]!
     const ndjson = join(dir, `${ds.name}-event.ndjson`)
-    writeNdjson(ndjson, ds.lines.slice(0, n))
+    writeNdjson(ndjson, ds, n)
     await duckdbRun(ndjson, join(dir, 'warm.parquet'))
     const duck: RunFigures[] = []
     for (let run = 0; run < Math.max(3, runs); run++) duck.push(await duckdbRun(ndjson, join(dir, `duck-${run}.parquet`)))

@@ -4,14 +4,14 @@
  * file from encodeParquet vs DuckDB's COPY, 100k narrow records in ONE file each.
  * `npx tsx test/bench/proto/parquet-size.ts [records]`
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { DuckDBInstance } from '@duckdb/node-api'
 import { parquetMetadata } from 'hyparquet'
 import { inferSchema } from '../../../lib/schema/infer.js'
 import { compileCoercer, encodeParquet } from '../../../lib/writer/columnar/index.js'
-import { narrowRecord, writeNdjson } from '../data.js'
+import { narrowRecord } from '../data.js'
 
 const n = Number(process.argv[2] ?? 100_000)
 const records = Array.from({ length: n }, (_, i) => JSON.parse(JSON.stringify(narrowRecord(i))) as Record<string, unknown>)
@@ -19,7 +19,7 @@ const schema = inferSchema(records.slice(0, 1000))
 const coerce = compileCoercer(schema, { table: 'proto' })
 const floe = (await encodeParquet(schema, records.map((r) => coerce(r).row), { compression: 'zstd' })).bytes
 const dir = mkdtempSync(join(tmpdir(), 'pq-size-'))
-writeNdjson(join(dir, 'in.ndjson'), records.map((r) => JSON.stringify(r)))
+writeFileSync(join(dir, 'in.ndjson'), records.map((r) => JSON.stringify(r)).join('\n') + '\n')
 const inst = await DuckDBInstance.create(':memory:')
 const conn = await inst.connect()
 await conn.run(`COPY (SELECT * FROM read_json('${join(dir, 'in.ndjson')}')) TO '${join(dir, 'out.parquet')}' (FORMAT parquet, COMPRESSION zstd)`)
