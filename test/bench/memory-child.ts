@@ -49,6 +49,8 @@ mark('deps')
 const { event, records, jsonBytes } = env.BENCH_EVENT_FILE ? (JSON.parse(readFileSync(env.BENCH_EVENT_FILE, 'utf8')) as ReturnType<typeof memoryEvent>) : memoryEvent(tables, slots)
 mark('event')
 const rssBefore = process.memoryUsage().rss
+// The process's highest RSS so far (module loading, the event's JSON.parse): maxRSS after the run counts it too.
+const maxRssBeforeMB = Math.round(process.resourceUsage().maxRSS / 1024)
 // Where the peak is: process.memoryUsage() sampled every 5 ms during the invocation (the timer
 // fires between the writer's awaits), the highest of each part kept.
 const peak = { rss: 0, heapUsed: 0, heapTotal: 0, external: 0, arrayBuffers: 0, wasm: 0 }
@@ -68,8 +70,17 @@ const sample = () => {
 // first time the JS heap in use passes n MB, to see what the peak is made of.
 let snapshotAt = Number(env.BENCH_SNAPSHOT_MB ?? Infinity)
 const t0 = performance.now()
+/** Each rise of the process's maxRSS by ≥ 4 MB between two ticks: [ms into the invocation, ms since the tick before, MB]. */
+const rises: number[][] = []
+let lastMax = 0
+let lastTick = 0
 const sampler = setInterval(() => {
   sample()
+  const now = performance.now() - t0
+  const max = Math.round(process.resourceUsage().maxRSS / 1024)
+  if (max - lastMax >= 4) rises.push([Math.round(now), Math.round(now - lastTick), max])
+  lastMax = Math.max(lastMax, max)
+  lastTick = now
   if (process.memoryUsage().heapUsed > snapshotAt * 2 ** 20) {
     snapshotAt = Infinity
     console.error(`heap snapshot: ${writeHeapSnapshot()}`)
@@ -95,10 +106,12 @@ console.log(
     flushes: result.flushes,
     peakBufferedBytes: result.peakBufferedBytes,
     rssBeforeMB: Math.round(rssBefore / 2 ** 20),
+    maxRssBeforeMB,
     // resourceUsage().maxRSS is in kilobytes.
     peakRssMB: Math.round(process.resourceUsage().maxRSS / 1024),
     ms: Math.round(ms),
     peakRssAtMs,
+    maxRssRises: rises.slice(-8),
     // parquet-wasm's linear memory (never shrinks): ~20 MB once a 200-column file is encoded.
     wasmMB: mb(wasmMemory().buffer.byteLength),
     baselineMB: baseline,
