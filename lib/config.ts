@@ -261,6 +261,11 @@ export const SETTINGS = {
   /** Shards the committer and the writer's back-pressure check read in parallel. */
   FLOE_SHARD_CONCURRENCY: int(8, 1, 64),
   /**
+   * Tables the writer's back-pressure check counts at once, each over its shards
+   * FLOE_SHARD_CONCURRENCY at a time: at most the product of the two requests are in flight.
+   */
+  FLOE_BACKPRESSURE_TABLES: int(8, 1, 64),
+  /**
    * Seconds one committer run keeps taking snapshots of a table while batches remain (0: one
    * snapshot per run). 40 s leaves a minute-scheduled committer time to release before the next run.
    */
@@ -435,6 +440,7 @@ export interface FloeConfig {
   commitConcurrency: number
   pendingShards: number
   shardConcurrency: number
+  backpressureTables: number
   markConcurrency: number
   expireMaxSnapshots: number
   catalogPointerTtlMs: number
@@ -595,6 +601,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     commitConcurrency: p.FLOE_COMMIT_CONCURRENCY,
     pendingShards: p.FLOE_PENDING_SHARDS,
     shardConcurrency: p.FLOE_SHARD_CONCURRENCY,
+    backpressureTables: p.FLOE_BACKPRESSURE_TABLES,
     markConcurrency: p.FLOE_COMMIT_MARK_CONCURRENCY,
     expireMaxSnapshots: p.FLOE_EXPIRE_MAX_SNAPSHOTS,
     catalogPointerTtlMs: p.FLOE_CATALOG_POINTER_TTL_SECONDS * 1000,

@@ -11,17 +11,15 @@ import type { Sample, TableSet } from './tables.js'
 import type { WriterDeps } from './types.js'
 
 /**
- * Tables whose pending batches are counted at once. A table without a fresh backlog note is
- * counted over every shard, FLOE_SHARD_CONCURRENCY queries at a time: all 50 tables of the
- * 1,200-file event at once were 400 requests in flight (400 live ClientRequests, sockets and
- * parsers; docs/benchmarks.md "Writer memory: what the peak is made of").
+ * Throws a retryable BackpressureError when a table has more pending batches than
+ * FLOE_MAX_PENDING_BATCHES. A table without a fresh backlog note is counted over every shard,
+ * FLOE_SHARD_CONCURRENCY queries at a time, and FLOE_BACKPRESSURE_TABLES tables at once: all 50
+ * tables of the 1,200-file event at once were 400 requests in flight (400 live ClientRequests,
+ * sockets and parsers; docs/benchmarks.md "Writer memory: what the peak is made of").
  */
-const BACKPRESSURE_TABLES_AT_ONCE = 8
-
-/** Throws a retryable BackpressureError when a table has more pending batches than FLOE_MAX_PENDING_BATCHES. */
 export async function checkBackpressure(deps: WriterDeps, tables: Set<string>): Promise<void> {
   const { config, control } = deps
-  const counts = await mapBounded([...tables], BACKPRESSURE_TABLES_AT_ONCE, async (t) => [t, await countPendingBatches(control, config.pipeline, t)] as const)
+  const counts = await mapBounded([...tables], config.backpressureTables, async (t) => [t, await countPendingBatches(control, config.pipeline, t)] as const)
   const over = counts.filter(([, n]) => n > config.maxPendingBatches)
   if (over.length > 0) {
     throw new BackpressureError(
