@@ -142,7 +142,7 @@ function scanValue(s: string, i: number): unknown {
 /** The scanner: an object's top-level keys and values, or undefined (then today's path). */
 function scan(b: Buffer): { keys: string[]; values: unknown[] } | undefined {
   if (!isUtf8(b)) return undefined
-  const s = b.utf8Slice(0, b.length)
+  const s = b.toString('utf8')
   let i = 0
   while (isSpace(s.charCodeAt(i))) i++
   if (s.charCodeAt(i++) !== 0x7b) return undefined
