@@ -104,7 +104,8 @@ export function parseJsonLiterals(bytes: Uint8Array): Record<string, unknown> | 
  * digits: an integer beyond 2^53 (a rounded number here, a bigint there) or a literal with more
  * digits than a double keeps. The caller checks after parsing, only where that matters (an
  * unsafe integer anywhere; a number going to a string or decimal column), and takes that record
- * alone through parseJsonObject. A failure is parseJsonObject's, with its exact reason.
+ * alone through parseJsonObject. A failure is parseJsonObject's, with its exact reason. A wide
+ * record of a shape seen before is JSON.parse's value built without dictionary mode (json-wide.ts).
  */
 export function parseJsonObjectFast(bytes: Uint8Array): { ok: true; value: Record<string, unknown> } | { ok: false; reason: string } {
   const text = decodeUtf8(bytes)
