@@ -32,6 +32,18 @@ interface Shape {
 
 const shapes: Shape[] = []
 
+/**
+ * Wide records in a row that JSON.parse decoded (no known shape fitted), and records left to
+ * JSON.parse alone after too many: a producer whose records rarely share a shape (sparse
+ * fields, more shapes than kept) would pay a failed scan and a new shape per record (measured:
+ * 2× JSON.parse's cost with 16 shapes in turn), so after MAX_MISSES the shapes are not tried
+ * for PAUSE records, then tried again.
+ */
+let misses = 0
+let paused = 0
+const MAX_MISSES = 16
+const PAUSE = 1024
+
 const isSpace = (c: number): boolean => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09
 
 /** JSON's scalar characters: digits, `-+.`, `eE`, and the letters of true, false, null. */
@@ -112,6 +124,10 @@ function valueTexts(s: string, shape: Shape): string[] | undefined {
 
 /** JSON.parse(s) for a text of a known wide shape (fast properties); undefined when it is not one (then JSON.parse). */
 export function parseWideObject(s: string): Record<string, unknown> | undefined {
+  if (paused > 0) {
+    paused--
+    return undefined
+  }
   if (shapes.length === 0) return undefined
   // Only a shape whose first key starts the text is tried.
   const n = shapes.findIndex((shape) => s.startsWith(shape.quoted[0]!, 1))
@@ -127,6 +143,7 @@ export function parseWideObject(s: string): Record<string, unknown> | undefined 
   }
   if (!Array.isArray(values) || values.length !== parts.length) return undefined
   if (n > 0) shapes.unshift(...shapes.splice(n, 1))
+  misses = 0
   // oxlint-disable-next-line no-new-func -- the source is JSON.stringify-quoted keys and indices
   const build = (shape.build ??= new Function('v', `return { ${shape.quoted.map((q, i) => `${q}: v[${i}]`).join(', ')} }`) as NonNullable<Shape['build']>)
   return build(values)
@@ -138,9 +155,14 @@ export function parseWideObject(s: string): Record<string, unknown> | undefined 
  * has it, so a producer sending every record in a new key order compiles nothing.
  */
 export function noteWideObject(s: string, v: Record<string, unknown>): void {
-  if (s.length < WIDE * 6) return
+  if (s.length < WIDE * 6 || paused > 0) return
   const keys = Object.keys(v)
   if (keys.length < WIDE) return
+  if (++misses >= MAX_MISSES) {
+    misses = 0
+    paused = PAUSE
+    return
+  }
   const quoted = keys.map((k) => JSON.stringify(k))
   // A key JSON.stringify escapes could be written otherwise in the text; an array index enumerates first; `__proto__` in a literal is the prototype.
   if (quoted.some((q, i) => q.length !== keys[i]!.length + 2) || keys.some((k) => k === '__proto__' || /^(?:0|[1-9]\d*)$/.test(k))) return

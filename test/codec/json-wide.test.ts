@@ -108,4 +108,18 @@ describe('wide JSON records of a known shape', () => {
     // Its keys are a shape now: the next record in that order takes the scanner.
     expect(parseWideObject(JSON.stringify(reordered))).toStrictEqual(reordered)
   })
+
+  it('stop trying shapes for a while when wide records rarely share one, and then try again', () => {
+    const known = JSON.stringify(shape)
+    expectSame(known)
+    expect(parseWideObject(known)).toBeDefined()
+    // 16 wide records, each of a new shape (a different key missing): JSON.parse each time.
+    for (let m = 0; m < 16; m++) expectSame(JSON.stringify(record(200, (i) => (i === 100 + m ? undefined : i))))
+    expect(parseWideObject(known)).toBeUndefined()
+    expectSame(known)
+    for (let r = 0; r < 1100; r++) parseWideObject(known)
+    // Tried again: the shape (evicted by the new ones) is learnt anew from one record.
+    expectSame(known)
+    expect(parseWideObject(known)).toStrictEqual(JSON.parse(known))
+  })
 })
