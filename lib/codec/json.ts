@@ -13,6 +13,7 @@
  * JSON.parse path (measured: 2.3× faster decoding of such records, test/bench).
  */
 import { isInteger, LosslessNumber, parse } from 'lossless-json'
+import { noteWideObject, parseWideObject } from './json-wide.js'
 
 export type TextResult = { ok: true; value: unknown } | { ok: false; reason: string }
 
@@ -103,18 +104,24 @@ export function parseJsonLiterals(bytes: Uint8Array): Record<string, unknown> | 
  * digits: an integer beyond 2^53 (a rounded number here, a bigint there) or a literal with more
  * digits than a double keeps. The caller checks after parsing, only where that matters (an
  * unsafe integer anywhere; a number going to a string or decimal column), and takes that record
- * alone through parseJsonObject. A failure is parseJsonObject's, with its exact reason.
+ * alone through parseJsonObject. A failure is parseJsonObject's, with its exact reason. A wide
+ * record of a shape seen before is JSON.parse's value built without dictionary mode (json-wide.ts).
  */
 export function parseJsonObjectFast(bytes: Uint8Array): { ok: true; value: Record<string, unknown> } | { ok: false; reason: string } {
   const text = decodeUtf8(bytes)
   if (!text.ok) return text
+  const s = text.value as string
+  // A wide record of a shape seen before: the same value, with fast properties (json-wide.ts).
+  const wide = parseWideObject(s)
+  if (wide !== undefined) return { ok: true, value: wide }
   let v: unknown
   try {
-    v = JSON.parse(text.value as string)
+    v = JSON.parse(s)
   } catch {
     return parseJsonObject(bytes)
   }
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return parseJsonObject(bytes)
+  noteWideObject(s, v as Record<string, unknown>)
   return { ok: true, value: v as Record<string, unknown> }
 }
 
