@@ -1,9 +1,14 @@
-import { setFlagsFromString } from 'node:v8'
+import { getHeapStatistics, setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import { describe, expect, it } from 'vitest'
 import { HeapGuard } from '../../lib/writer/heap.js'
 
 const MB = 2 ** 20
+/** What HeapGuard measures: V8's heap in use plus its external memory. */
+const footprint = () => {
+  const h = getHeapStatistics()
+  return h.used_heap_size + h.external_memory
+}
 /** Live memory the test holds on purpose (ArrayBuffers count as V8 external memory). */
 const hold = (mb: number) => Array.from({ length: mb }, () => new Uint8Array(MB).fill(1))
 
@@ -43,26 +48,33 @@ describe('HeapGuard (FLOE_GC_HEADROOM_MB)', () => {
     const realGc = runInNewContext('gc') as () => void
     // Garbage on the JS heap (V8 frees ArrayBuffers' memory after the collection, concurrently).
     const junk = (mb: number) => Array.from({ length: mb }, () => new Array<number>(MB / 8).fill(0.5))
-    realGc()
-    // Let V8 finish freeing the earlier tests' ArrayBuffers, so the footprint starts settled.
-    await new Promise((resolve) => setTimeout(resolve, 200))
+    // Let V8 finish freeing the earlier tests' ArrayBuffers (tens of MB, freed concurrently after
+    // a collection), so the footprint the guard starts from does not fall under it: collect and
+    // wait until two readings 50 ms apart agree within 256 KB.
+    for (let last = Number.NaN, i = 0; i < 40; i++) {
+      realGc()
+      await new Promise((resolve) => setTimeout(resolve, 50))
+      const now = footprint()
+      if (Math.abs(now - last) < MB / 4) break
+      last = now
+    }
     let garbage: number[][] | undefined
     let calls = 0
-    const guard = new HeapGuard(4 * MB, () => {
+    const guard = new HeapGuard(16 * MB, () => {
       calls++
       garbage = undefined
       realGc()
     })
-    const live = junk(8)
-    guard.collect() // live growth: the headroom doubles to 8 MB
+    const live = junk(32)
+    guard.collect() // live growth: the headroom doubles to 32 MB
     expect(calls).toBe(1)
-    garbage = junk(12)
-    guard.collect() // 12 MB > 8 MB: collected; it freed them, so the headroom is 4 MB again
+    garbage = junk(48)
+    guard.collect() // 48 MB > 32 MB: collected; it freed them, so the headroom is 16 MB again
     expect(calls).toBe(2)
-    garbage = junk(6)
+    garbage = junk(24)
     guard.collect()
     expect(calls).toBe(3)
-    expect(live.length + (garbage?.length ?? 0)).toBe(8)
+    expect(live.length + (garbage?.length ?? 0)).toBe(32)
   })
 
   it('never collects with headroom 0 or without a collector', () => {
