@@ -316,6 +316,8 @@ function sinkBase64(sink: Base64Sink, text: string): Uint8Array | undefined {
 function parseHeaders(v: unknown): KafkaHeader[] | string {
   if (v === undefined || v === null) return []
   if (!Array.isArray(v)) return `headers is ${describe(v)}, expected an array`
+  // Most records carry `headers: []`: the shared empty list, not a new array per record.
+  if (v.length === 0) return NO_HEADERS
   const out: KafkaHeader[] = []
   for (let i = 0; i < v.length; i++) {
     const h: unknown = v[i]
