@@ -23,6 +23,7 @@ import { deferPastTableLimit, inSegment, planRegistration, type Segment } from '
 import { writeGroup, type GroupResult } from './register.js'
 import { checkBackpressure, decodeKeys, prepareTables } from './prepare.js'
 import { TableSet } from './tables.js'
+import { HeapGuard } from './heap.js'
 import type { BufferStats, FlushReason } from './buffers.js'
 import type { ReplayOptions, TableWriteResult, WriteResult, WriterDeps } from './types.js'
 
@@ -44,12 +45,15 @@ interface BatchContext {
   byKey: ReadonlyMap<string, EventPartition>
   writerId: string
   replay?: ReplayOptions
+  heap: HeapGuard
 }
 
 export async function writeBatch(deps: WriterDeps, event: unknown, opts: WriteOptions = {}): Promise<WriteResult> {
   const { config } = deps
   const writerId = opts.writerId ?? randomUUID()
   const replay = opts.replay
+  // One guard for the whole invocation: the garbage of decoding, back pressure and table preparation too (heap.ts).
+  const heap = new HeapGuard(config.gcHeadroomBytes)
   const records = parseKafkaEvent(event)
   const partitions = eventPartitions(records)
   const byKey = new Map(partitions.map((p) => [p.key, p]))
@@ -60,15 +64,16 @@ export async function writeBatch(deps: WriterDeps, event: unknown, opts: WriteOp
   const { kept: items, cuts } = replay ? { kept: decoded, cuts: new Map<string, bigint>() } : deferPastTableLimit(decoded, config.limits.maxTablesPerBatch)
 
   const tables = new TableSet(deps)
-  await checkBackpressure(deps, routedTables(items))
-  await prepareTables(tables, items)
+  heap.collect()
+  await checkBackpressure(deps, routedTables(items), heap)
+  await prepareTables(tables, items, heap)
   await decodeKeys(deps, tables, items)
 
   // A replay registers all or nothing: one group, its markers in the same transaction.
   const groups: Segment[][] = replay
     ? [[...new Set(items.map((i) => i.pkey))].map((key) => ({ key, tables: new Set<string>() }))]
     : planRegistration(items, (t) => tables.get(t)?.failure === undefined, cuts, maxTransactionItems)
-  const ctx: BatchContext = { deps, tables, byKey, writerId, replay }
+  const ctx: BatchContext = { deps, tables, byKey, writerId, replay, heap }
   const done = await registerGroups(ctx, items, groups, checkpoints)
   const result = batchResult(ctx, records.length, belowCheckpoint, done)
   if (cuts.size > 0) {

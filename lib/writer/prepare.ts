@@ -8,6 +8,7 @@ import { BackpressureError } from '../errors.js'
 import { countPendingBatches } from '../control/index.js'
 import type { Item } from './decode.js'
 import type { Sample, TableSet } from './tables.js'
+import type { HeapGuard } from './heap.js'
 import type { WriterDeps } from './types.js'
 
 /**
@@ -17,9 +18,14 @@ import type { WriterDeps } from './types.js'
  * tables of the 1,200-file event at once were 400 requests in flight (400 live ClientRequests,
  * sockets and parsers; docs/benchmarks.md "Writer memory: what the peak is made of").
  */
-export async function checkBackpressure(deps: WriterDeps, tables: Set<string>): Promise<void> {
+export async function checkBackpressure(deps: WriterDeps, tables: Set<string>, heap?: HeapGuard): Promise<void> {
   const { config, control } = deps
-  const counts = await mapBounded([...tables], config.backpressureTables, async (t) => [t, await countPendingBatches(control, config.pipeline, t)] as const)
+  const counts = await mapBounded([...tables], config.backpressureTables, async (t) => {
+    const n = await countPendingBatches(control, config.pipeline, t)
+    // Each count is up to a request per shard: their garbage (SDK requests, responses) is collected as it piles up.
+    heap?.collect()
+    return [t, n] as const
+  })
   const over = counts.filter(([, n]) => n > config.maxPendingBatches)
   if (over.length > 0) {
     throw new BackpressureError(
@@ -29,7 +35,7 @@ export async function checkBackpressure(deps: WriterDeps, tables: Set<string>): 
 }
 
 /** Load, create or evolve every routed table once, from all of its records in the batch. */
-export async function prepareTables(tables: TableSet, items: Item[]): Promise<void> {
+export async function prepareTables(tables: TableSet, items: Item[], heap?: HeapGuard): Promise<void> {
   const values = new Map<string, Sample[]>()
   for (const item of items) {
     for (const t of item.tables) {
@@ -42,7 +48,10 @@ export async function prepareTables(tables: TableSet, items: Item[]): Promise<vo
   // A few at a time: each is a catalog round trip or three (load, maybe create, maybe evolve).
   const queue = [...values]
   const worker = async () => {
-    for (let next = queue.shift(); next !== undefined; next = queue.shift()) await tables.prepare(next[0], next[1])
+    for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
+      await tables.prepare(next[0], next[1])
+      heap?.collect()
+    }
   }
   await Promise.all(Array.from({ length: Math.min(8, queue.length) }, worker))
 }

@@ -13,6 +13,7 @@ import type { BufferStats } from './buffers.js'
 import type { Item } from './decode.js'
 import { writeDeadLetters, type DeadLetter } from './dead-letters.js'
 import { FileSink, type Written } from './sink.js'
+import type { HeapGuard } from './heap.js'
 import type { Sample, TableSet } from './tables.js'
 import type { ReplayOptions, WriterDeps } from './types.js'
 
@@ -30,6 +31,8 @@ export interface GroupOptions {
   /** New checkpoints of partitions registered in offset segments (groups.ts): the next segment's first offset. */
   ends: ReadonlyMap<string, bigint>
   replay?: ReplayOptions
+  /** The invocation's heap guard (heap.ts), shared with the stages before. */
+  heap?: HeapGuard
 }
 
 export interface GroupResult {

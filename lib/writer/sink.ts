@@ -35,6 +35,8 @@ export interface SinkOptions {
   deps: WriterDeps
   tables: TableSet
   writerId: string
+  /** The invocation's heap guard (pipeline.ts), so the stages before the sink count toward the same headroom; default: the sink's own. */
+  heap?: HeapGuard
 }
 
 export class FileSink {
@@ -53,7 +55,7 @@ export class FileSink {
     this.#opts = opts
     const { config } = opts.deps
     this.#split = writerSplit(config.writerWorkers)
-    this.#heap = new HeapGuard(config.gcHeadroomBytes)
+    this.#heap = opts.heap ?? new HeapGuard(config.gcHeadroomBytes)
     this.#pool = new BufferPool({ budgetBytes: config.memoryBudgetBytes, targetFileBytes: config.targetFileBytes, flush: (b) => this.#write(b) })
   }
 

@@ -23,6 +23,7 @@ import { estimateRowBytes, KEY_OVERHEAD, OBJECT_OVERHEAD } from './sizes.js'
 import { layoutOf } from './layout.js'
 import { compiledStruct, emptyRow, inlineKind, rowFactory, type LaidConvert, type StructParts } from './struct-code.js'
 import { fieldValue } from './values.js'
+import { fieldsKey, SharedCompiled } from './shared.js'
 
 export { describe, isInformative } from './coerce-parts.js'
 
@@ -62,6 +63,9 @@ const needsExact = (): never => {
 
 const NONE: UnknownField[] = []
 
+/** Compiled struct conversions by fields and options. */
+const roots = new SharedCompiled<Convert>()
+
 /**
  * Compile a coercer for a struct (a table schema). `table` is used in error messages;
  * `caseInsensitive` (the table option) matches record keys to field names ignoring case.
@@ -71,7 +75,9 @@ const NONE: UnknownField[] = []
  * transforms take them as bigint. Values beyond 2^53 stay bigint.
  */
 export function compileCoercer(schema: StructType, opts: { table: string; caseInsensitive?: boolean; longsAsNumbers?: boolean }): Coercer {
-  const root = compileStruct(schema, '', { ci: opts.caseInsensitive ?? false, numbers: opts.longsAsNumbers ?? false })
+  const o: CompileOptions = { ci: opts.caseInsensitive ?? false, numbers: opts.longsAsNumbers ?? false }
+  // The conversion depends on the fields and the options only: tables of one shape share it (shared.ts).
+  const root = roots.get(fieldsKey(schema.fields, o.ci, o.numbers), () => compileStruct(schema, '', o))
   // One context per coercer, reset per record: coercion is synchronous, so calls never interleave.
   const ctx: Ctx = { unknown: undefined }
   // A wide record the guard walked is read from its layout (layout.ts), not from the object again.

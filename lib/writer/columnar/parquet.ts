@@ -12,6 +12,7 @@ import { isList, isMap, isStruct, type IcebergType, type NestedField, type Struc
 import { compileArrowBuilder } from './arrow-build.js'
 import type { Row } from './coerce.js'
 import { columnMetrics, metricsModes, tracksBounds, type ColumnMetrics } from './metrics.js'
+import { fieldsKey, SharedCompiled } from './shared.js'
 import { tagUuidColumns, uuidFieldIds } from './uuid-footer.js'
 
 export interface EncodeOptions {
@@ -79,6 +80,9 @@ const NO_PROPERTIES: Record<string, string> = {}
  */
 const compiled = new WeakMap<StructType, WeakMap<Record<string, string>, Compiled>>()
 
+/** The same per (fields, metrics modes) for every table that has them (shared.ts). */
+const shared = new SharedCompiled<Compiled>()
+
 function compiledFor(tableSchema: StructType, properties: Record<string, string>): Compiled {
   let byProps = compiled.get(tableSchema)
   if (!byProps) compiled.set(tableSchema, (byProps = new WeakMap()))
@@ -86,7 +90,8 @@ function compiledFor(tableSchema: StructType, properties: Record<string, string>
   if (!c) {
     const schema = writableSchema(tableSchema)
     const modes = metricsModes(schema, properties)
-    byProps.set(properties, (c = { schema, modes, build: compileArrowBuilder(schema, { bounds: tracksBounds(modes) }) }))
+    c = shared.get(fieldsKey(schema.fields, [...modes]), () => ({ schema, modes, build: compileArrowBuilder(schema, { bounds: tracksBounds(modes) }) }))
+    byProps.set(properties, c)
   }
   return c
 }
