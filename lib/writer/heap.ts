@@ -51,8 +51,8 @@ export class HeapGuard {
   }
 }
 
-/** V8's heap in use plus the external memory it tracks (ArrayBuffers, external strings). */
-function footprint(): number {
+/** V8's heap in use plus the external memory it tracks (ArrayBuffers, external strings): what the guard measures. */
+export function footprint(): number {
   const h = getHeapStatistics()
   return h.used_heap_size + h.external_memory
 }

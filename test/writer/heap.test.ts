@@ -1,14 +1,9 @@
-import { getHeapStatistics, setFlagsFromString } from 'node:v8'
+import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import { describe, expect, it } from 'vitest'
-import { HeapGuard } from '../../lib/writer/heap.js'
+import { HeapGuard, footprint } from '../../lib/writer/heap.js'
 
 const MB = 2 ** 20
-/** What HeapGuard measures: V8's heap in use plus its external memory. */
-const footprint = () => {
-  const h = getHeapStatistics()
-  return h.used_heap_size + h.external_memory
-}
 /** Live memory the test holds on purpose (ArrayBuffers count as V8 external memory). */
 const hold = (mb: number) => Array.from({ length: mb }, () => new Uint8Array(MB).fill(1))
 
