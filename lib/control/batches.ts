@@ -8,7 +8,7 @@ import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws
 import { mapBounded } from '../concurrency.js'
 import { FencedError, FloeError, ThrottledError } from '../errors.js'
 import { logger } from '../log.js'
-import { filesJson as filesListJson } from './file-list.js'
+import { filesJson as filesListJson, filesJsonStringBytes } from './file-list.js'
 import { readCheckpoints } from './checkpoints.js'
 import { cancellationCodes, wrapDynamoError } from './errors.js'
 import { pages } from './paging.js'
@@ -101,7 +101,9 @@ export async function registerBatches(ctx: ControlContext, req: RegisterRequest)
       filesJson,
       ...(batch.replayId ? { replayId: batch.replayId } : {}),
     }
-    if (Buffer.byteLength(JSON.stringify(item)) > ctx.config.spillThresholdBytes) {
+    // The item's size as JSON, its list sized without escaping it once more (file-list.ts).
+    const size = Buffer.byteLength(JSON.stringify({ ...item, filesJson: '' })) - 2 + filesJsonStringBytes(batch.files)
+    if (size > ctx.config.spillThresholdBytes) {
       // The attempt id keeps two writers of the same batch id from overwriting each other's list.
       const spillPath = `${ctx.spillPrefix.replace(/\/+$/, '')}/${batchId}-${attemptId}.json`
       await ctx.io.write(spillPath, filesJson, { contentType: 'application/json' })

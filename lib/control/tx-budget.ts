@@ -7,7 +7,7 @@
  * than `config.spillThresholdBytes`; this lowers that threshold for one registration just
  * enough that the largest lists spill and the request fits in TX_PAYLOAD_BUDGET.
  */
-import { filesJson } from './file-list.js'
+import { filesJsonStringBytes } from './file-list.js'
 import type { ControlContext, PendingBatchInput } from './types.js'
 
 /** Below DynamoDB's 4 MB: leaves room for the checkpoint updates and DynamoDB's type descriptors. */
@@ -17,21 +17,19 @@ const ITEM_OVERHEAD = 2_048
 const RANGE_BYTES = 256
 
 /** Size of each batch's file list as lib/control stores it (JSON text inside the item, escaped once more on the wire). */
-const listSizes = (batches: readonly PendingBatchInput[]): number[] =>
-  batches.map((b) => Buffer.byteLength(JSON.stringify(filesJson(b.files))))
+const listSizes = (batches: readonly PendingBatchInput[]): number[] => batches.map((b) => filesJsonStringBytes(b.files))
 
 /** Estimated size of each batch's item as lib/control writes it (an upper bound). */
-export function itemSizes(batches: readonly PendingBatchInput[]): number[] {
-  const lists = listSizes(batches)
+export function itemSizes(batches: readonly PendingBatchInput[], lists = listSizes(batches)): number[] {
   return batches.map((b, i) => lists[i]! + ITEM_OVERHEAD + RANGE_BYTES * b.ranges.length)
 }
 
 /** `control`, or a copy whose spill threshold makes the largest file lists spill so the transaction fits. */
 export function withTransactionBudget(control: ControlContext, batches: readonly PendingBatchInput[], budget = TX_PAYLOAD_BUDGET): ControlContext {
-  const sizes = itemSizes(batches)
+  const lists = listSizes(batches)
+  const sizes = itemSizes(batches, lists)
   let total = sizes.reduce((n, s) => n + s, 0)
   if (total <= budget) return control
-  const lists = listSizes(batches)
   let threshold = control.config.spillThresholdBytes
   // Largest lists first. An item is larger than its list, so `list - 1` makes it spill for sure
   // (and maybe a few slightly smaller ones too: more spilling than needed, never less).
