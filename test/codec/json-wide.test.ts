@@ -45,6 +45,17 @@ describe('wide JSON records of a known shape', () => {
     expectSame(text)
   })
 
+  it('are JSON.parse values for shapes parsed in three or more pieces', () => {
+    for (const n of [129, 250, 401]) {
+      // Keys of their own (`w…`): a shape is tried only for texts that start with its first key.
+      const text = JSON.stringify(Object.fromEntries(Array.from({ length: n }, (_, i) => [`w${n}-${i}`, i % 2 === 0 ? { i, s: `,"w${n}-${i + 1}":` } : i])))
+      expectSame(text)
+      const got = parseWideObject(text)
+      expect(got, `${n} keys`).toStrictEqual(JSON.parse(text))
+      expect(Object.keys(got!)).toStrictEqual(Object.keys(JSON.parse(text)))
+    }
+  })
+
   it('give the same value as JSON.parse for any values, nested or escaped (property)', () => {
     const value = fc.oneof(
       fc.jsonValue({ maxDepth: 2 }),
@@ -81,6 +92,11 @@ describe('wide JSON records of a known shape', () => {
       base.replace('"k013":13', '"k013":[1,2}'), // mismatched brackets
       base.replace('"k013":13', '"k013":"\\u00e9"'),
       base.replace('"k014":14,', ''), // a missing key
+      base.replace('"k099":99', '"k099":{"k100":1}'), // the key a piece starts at, first inside a nested value: valid
+      base.replace('"k099":99', '"k099":[{"a":1,"k100":2}]'),
+      base.replace('"k099":99', '"k099":"a,"k100":'), // … after an unescaped quote
+      base.replace(',"k100":100', ', "k100":100'), // whitespace where a piece starts
+      base.replace(',"k100":100', ',"k100":100,"k100":101'), // a piece's first key twice
       base.replace('"k014":14', '"k\\u0031014":14'), // an escaped key
       base.slice(0, -1), // truncated
       `${base}x`,
