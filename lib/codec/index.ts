@@ -193,3 +193,4 @@ function wrapped(type: IcebergType): Schema {
 
 export { formatSelector } from './select.js'
 export { needsLiterals, parseJsonLiterals, parseJsonObject, parseJsonObjectFast } from './json.js'
+export type { WideObject } from './json-wide.js'

@@ -15,6 +15,11 @@
  * shape has no duplicate, escaped, array-index or `__proto__` key), so no key repeats. Anything
  * else — another key, whitespace at a cut, a cut found inside a nested value, a malformed text —
  * returns undefined and the caller takes JSON.parse.
+ *
+ * The values are gathered first, in key order, by reads compiled per shape (each piece of a
+ * shape has one hidden class, so every read is monomorphic), and handed out with the keys: what
+ * `for…in` over the object gives, which the writer's guard and coercer would otherwise read
+ * back from the object by name, 200 keyed reads per record.
  */
 /** Keys from which JSON.parse's object is in dictionary mode (V8's threshold). */
 const WIDE = 128
@@ -31,8 +36,16 @@ interface Shape {
   starts: number[]
   /** …and the `,"key":` that precedes it in the text (the cut). */
   cuts: string[]
-  /** The object literal of the shape's keys from its pieces, compiled when a second record has the shape. */
-  build: ((pieces: Record<string, unknown>[]) => Record<string, unknown>) | undefined
+  /** The values in key order from the pieces, and the object literal of the shape's keys from them: compiled when a second record has the shape. */
+  compiled: { gather: (pieces: Record<string, unknown>[]) => unknown[]; make: (values: unknown[]) => Record<string, unknown> } | undefined
+}
+
+/** A wide record's value (JSON.parse's, with fast properties) and its keys and values in enumeration order (`keys` is the shape's: one array for every record of it). */
+export interface WideObject {
+  ok: true
+  value: Record<string, unknown>
+  keys: readonly string[]
+  values: unknown[]
 }
 
 const shapes: Shape[] = []
@@ -86,8 +99,8 @@ function pieces(s: string, shape: Shape): Record<string, unknown>[] | undefined 
   return out
 }
 
-/** JSON.parse(s) for a text of a known wide shape (fast properties); undefined when it is not one (then JSON.parse). */
-export function parseWideObject(s: string): Record<string, unknown> | undefined {
+/** JSON.parse(s) for a text of a known wide shape (fast properties), with its layout; undefined when it is not one (then JSON.parse). */
+export function parseWideObject(s: string): WideObject | undefined {
   if (paused > 0) {
     paused--
     return undefined
@@ -101,25 +114,34 @@ export function parseWideObject(s: string): Record<string, unknown> | undefined 
   if (parts === undefined) return undefined
   if (n > 0) shapes.unshift(...shapes.splice(n, 1))
   misses = 0
-  return (shape.build ??= compileBuild(shape))(parts)
+  const { gather, make } = (shape.compiled ??= compile(shape))
+  const values = gather(parts)
+  return { ok: true, value: make(values), keys: shape.keys, values }
 }
 
-/** `p => ({ "k0": p[0]["k0"], … })`: the shape's object from its pieces, one hidden class. */
-function compileBuild(shape: Shape): NonNullable<Shape['build']> {
+/**
+ * `p => [p0["k0"], …]`: the values in key order from the pieces; `v => ({ "k0": v[0], … })`: the
+ * shape's object from them, one hidden class.
+ */
+function compile(shape: Shape): NonNullable<Shape['compiled']> {
   const bounds = [...shape.starts, shape.keys.length]
   let p = 0
-  const members = shape.quoted.map((q, i) => {
+  const reads = shape.quoted.map((q, i) => {
     while (i >= bounds[p]!) p++
-    return `${q}: p${p}[${q}]`
+    return `p${p}[${q}]`
   })
   const locals = bounds.map((_, i) => `p${i} = p[${i}]`).join(', ')
+  const members = shape.quoted.map((q, i) => `${q}: v[${i}]`)
   // oxlint-disable-next-line no-new-func -- the source is JSON.stringify-quoted keys and indices
-  return new Function('p', `const ${locals}; return { ${members.join(', ')} }`) as NonNullable<Shape['build']>
+  const gather = new Function('p', `const ${locals}; return [${reads.join(', ')}]`) as NonNullable<Shape['compiled']>['gather']
+  // oxlint-disable-next-line no-new-func -- the same
+  const make = new Function('v', `return { ${members.join(', ')} }`) as NonNullable<Shape['compiled']>['make']
+  return { gather, make }
 }
 
 /**
  * After JSON.parse gave `v` for `s` (parseWideObject did not): its keys become a shape when it
- * is wide and every key is plain. The shape's object literal is compiled when a second record
+ * is wide and every key is plain. The shape's reads and object literal are compiled when a second record
  * has it, so a producer sending every record in a new key order compiles nothing.
  */
 export function noteWideObject(s: string, v: Record<string, unknown>): void {
@@ -137,6 +159,6 @@ export function noteWideObject(s: string, v: Record<string, unknown>): void {
   // Pieces of equal size under PIECE keys: 200 keys → 2 × 100, 250 → 3 × 84.
   const size = Math.ceil(keys.length / Math.ceil(keys.length / PIECE))
   const starts = Array.from({ length: Math.ceil(keys.length / size) - 1 }, (_, p) => (p + 1) * size)
-  shapes.unshift({ keys, quoted, starts, cuts: starts.map((i) => `,${quoted[i]}:`), build: undefined })
+  shapes.unshift({ keys, quoted, starts, cuts: starts.map((i) => `,${quoted[i]}:`), compiled: undefined })
   if (shapes.length > MAX_SHAPES) shapes.pop()
 }

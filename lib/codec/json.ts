@@ -13,7 +13,7 @@
  * JSON.parse path (measured: 2.3× faster decoding of such records, test/bench).
  */
 import { isInteger, LosslessNumber, parse } from 'lossless-json'
-import { noteWideObject, parseWideObject } from './json-wide.js'
+import { noteWideObject, parseWideObject, type WideObject } from './json-wide.js'
 
 export type TextResult = { ok: true; value: unknown } | { ok: false; reason: string }
 
@@ -105,9 +105,10 @@ export function parseJsonLiterals(bytes: Uint8Array): Record<string, unknown> | 
  * digits than a double keeps. The caller checks after parsing, only where that matters (an
  * unsafe integer anywhere; a number going to a string or decimal column), and takes that record
  * alone through parseJsonObject. A failure is parseJsonObject's, with its exact reason. A wide
- * record of a shape seen before is JSON.parse's value built without dictionary mode (json-wide.ts).
+ * record of a shape seen before is JSON.parse's value built without dictionary mode, with its
+ * keys and values in enumeration order (json-wide.ts).
  */
-export function parseJsonObjectFast(bytes: Uint8Array): { ok: true; value: Record<string, unknown> } | { ok: false; reason: string } {
+export function parseJsonObjectFast(bytes: Uint8Array): { ok: true; value: Record<string, unknown> } | WideObject | { ok: false; reason: string } {
   // Strict UTF-8 without decodeUtf8's result object (one fewer object per record); a failure takes parseJsonObject for its reason.
   let s: string
   try {
@@ -117,7 +118,7 @@ export function parseJsonObjectFast(bytes: Uint8Array): { ok: true; value: Recor
   }
   // A wide record of a shape seen before: the same value, with fast properties (json-wide.ts).
   const wide = parseWideObject(s)
-  if (wide !== undefined) return { ok: true, value: wide }
+  if (wide !== undefined) return wide
   let v: unknown
   try {
     v = JSON.parse(s)

@@ -11,6 +11,7 @@ import type { Schema } from '../schema/index.js'
 import type { DeadLetter } from './dead-letters.js'
 import type { Sample } from './table-state.js'
 import { inspectRecord } from './guard.js'
+import { keepLayout } from './columnar/layout.js'
 import type { ReplayOptions, WriterDeps } from './types.js'
 
 /** One record of the batch after decoding and routing. */
@@ -71,6 +72,8 @@ export function decodeItem(deps: WriterDeps, record: KafkaRecord, pkey: string, 
   if (json) {
     // JSON.parse's value as it is (`fast`): no second result object per record.
     const r = parseJsonObjectFast(value)
+    // A wide record of a known shape comes with its keys and values: the guard and the coercer read those (columnar/layout.ts).
+    if ('values' in r) keepLayout(r.value, r.keys, r.values)
     return restrict(routeItem(deps, record, pkey, r.ok ? r : { ok: false, reason: `json value: ${r.reason}` }, r.ok), replay)
   }
   return deps.decoders.decodeValue(record).then((decoded) => restrict(routeItem(deps, record, pkey, decoded, false), replay))

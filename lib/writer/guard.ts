@@ -16,7 +16,7 @@
  * A value past a limit yields the reason (field, limit, value truncated); nothing throws.
  */
 import type { RecordLimits } from '../config.js'
-import { keepLayout, shapeOf, WIDE_KEYS } from './columnar/layout.js'
+import { keepLayout, layoutOf, shapeOf, WIDE_KEYS, type Layout } from './columnar/layout.js'
 import { losslessText } from './columnar/values.js'
 
 /** Longest excerpt of a value or path shown in a reason. */
@@ -122,6 +122,9 @@ function fits(v: unknown, depth: number): boolean {
  * read here, so coercion reads neither from the dictionary-mode object again.
  */
 function fitsRecord(v: Record<string, unknown>): boolean {
+  // Decoded with its layout (lib/codec json-wide.ts): its keys and values are not read again.
+  const laid = layoutOf(v)
+  if (laid !== undefined) return fitsLaid(laid)
   const keys = Object.keys(v)
   const n = keys.length
   if (n >= WIDE_KEYS) return fitsWide(v, keys)
@@ -144,6 +147,15 @@ function fitsWide(v: Record<string, unknown>, keys: string[]): boolean {
     values[i] = x
   }
   keepLayout(v, shape.keys, values)
+  return true
+}
+
+/** A wide record whose layout decoding kept: the same checks over its values. */
+function fitsLaid(laid: Layout): boolean {
+  const shape = shapeOf(laid.keys)
+  if (shape.longest > walk.maxName || !shape.wellFormed) return false
+  const { values } = laid
+  for (let i = 0; i < values.length; i++) if (!fits(values[i], 1)) return false
   return true
 }
 

@@ -6,7 +6,10 @@
 import * as fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { parseJsonObject, parseJsonObjectFast } from '../../lib/codec/json.js'
-import { parseWideObject } from '../../lib/codec/json-wide.js'
+import { parseWideObject as parseWide } from '../../lib/codec/json-wide.js'
+
+/** The wide path's value alone (undefined when it does not take the text). */
+const parseWideObject = (text: string): Record<string, unknown> | undefined => parseWide(text)?.value
 
 const utf8 = (s: string) => new TextEncoder().encode(s)
 
@@ -24,10 +27,15 @@ function reference(text: string): unknown {
   return { ok: true, value, keys: Object.keys(value) }
 }
 
-/** The fast path's answer in reference's form. */
+/** The fast path's answer in reference's form; the layout it hands out with a wide value is that value's keys and values in `for…in` order. */
 function fast(text: string): unknown {
   const got = parseJsonObjectFast(utf8(text))
-  return got.ok ? { ...got, keys: Object.keys(got.value) } : got
+  if (!got.ok) return got
+  if ('values' in got) {
+    expect(got.keys).toStrictEqual(Object.keys(got.value))
+    expect(got.values).toStrictEqual(Object.values(got.value))
+  }
+  return { ok: true, value: got.value, keys: Object.keys(got.value) }
 }
 
 /** The fast path gives what the reference does: JSON.parse's value and key order, or the same failure. */
@@ -39,6 +47,15 @@ expectSame(JSON.stringify(shape))
 expectSame(JSON.stringify(shape))
 
 describe('wide JSON records of a known shape', () => {
+  it('come with their keys (one array per shape) and values in order', () => {
+    const a = parseJsonObjectFast(utf8(JSON.stringify(record(200, (i) => i))))
+    const b = parseJsonObjectFast(utf8(JSON.stringify(record(200, (i) => `s${i}`))))
+    if (!('values' in a) || !('values' in b)) throw new Error('a known 200-key shape is decoded with its layout')
+    expect(a.keys).toBe(b.keys)
+    expect(b.values).toStrictEqual(Array.from({ length: 200 }, (_, i) => `s${i}`))
+    expect('values' in parseJsonObjectFast(utf8(JSON.stringify(record(100, (i) => i))))).toBe(false)
+  })
+
   it('are JSON.parse values once the shape was seen', () => {
     const text = JSON.stringify(record(200, (i) => (i % 3 === 0 ? `v${i}` : i % 3 === 1 ? i / 7 : i % 2 === 0)))
     expect(parseWideObject(text)).toStrictEqual(JSON.parse(text))

@@ -4,6 +4,8 @@
  * and sorts its keys anew (20k records of 200 keys: `for…in` alone ~10 µs per record, the
  * coercer's 200 reads by name ~5 µs). The guard (guard.ts), which must enumerate every key
  * anyway, keeps what it read: the record's keys and values in enumeration order (its "layout").
+ * A record lib/codec decoded as a known wide shape (json-wide.ts) comes with its layout, which
+ * decode.ts keeps before the guard runs: the guard then reads the values from it, not by name.
  * The coercer (struct-code.ts) then reads the values from that array by a per-layout plan
  * (field → position), and knows the layout's unknown keys without enumerating the record again.
  *
@@ -41,6 +43,7 @@ const shapes: Shape[] = []
 const MAX_SHAPES = 8
 
 function sameKeys(a: readonly string[], b: readonly string[]): boolean {
+  if (a === b) return true
   if (a.length !== b.length) return false
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
   return true
@@ -49,7 +52,7 @@ function sameKeys(a: readonly string[], b: readonly string[]): boolean {
 const isWellFormed = (s: string): boolean => (s as unknown as { isWellFormed(): boolean }).isWellFormed()
 
 /** The shape of `keys` (Object.keys of a record): an earlier record's, when it had the same keys in the same order. */
-export function shapeOf(keys: string[]): Shape {
+export function shapeOf(keys: readonly string[]): Shape {
   for (let s = 0; s < shapes.length; s++) {
     const shape = shapes[s]!
     if (sameKeys(shape.keys, keys)) return shape

@@ -15,7 +15,8 @@ import { describe, expect, it } from 'vitest'
 import { DEFAULT_LIMITS, type RecordLimits } from '../../../lib/config.js'
 import type { Schema } from '../../../lib/schema/types.js'
 import { compileCoercer, type Coercer } from '../../../lib/writer/columnar/coerce.js'
-import { layoutOf, WIDE_KEYS } from '../../../lib/writer/columnar/layout.js'
+import { keepLayout, layoutOf, WIDE_KEYS } from '../../../lib/writer/columnar/layout.js'
+import { parseJsonObjectFast } from '../../../lib/codec/json.js'
 import { inspectRecord } from '../../../lib/writer/guard.js'
 
 const TYPES = ['long', 'double', 'string', 'boolean', 'decimal(9, 2)', 'timestamptz'] as const
@@ -126,6 +127,29 @@ describe('one walk for wide records', () => {
     )
     // The property above says nothing if no record took the new path.
     expect(laid).toBeGreaterThan(80)
+  })
+
+  it('judges and coerces a record decoded with its layout (lib/codec json-wide.ts) as the separate walks do', () => {
+    let decodedLaid = 0
+    fc.assert(
+      fc.property(recordText, fc.boolean(), (text, fast) => {
+        const bytes = new TextEncoder().encode(text)
+        // The first record of a shape teaches it; the second is decoded with its keys and values.
+        parseJsonObjectFast(bytes)
+        const d = parseJsonObjectFast(bytes)
+        if (!d.ok) return
+        // As lib/writer/decode.ts does with a decoded layout.
+        if ('values' in d) {
+          keepLayout(d.value, d.keys, d.values)
+          decodedLaid++
+        }
+        const old = separate(JSON.parse(text) as Record<string, unknown>)
+        expect(inspectRecord(d.value, limits, { declared: false })).toEqual(inspectRecord(old, limits, { declared: false }))
+        expect(coerced(exact, d.value, fast)).toEqual(coerced(exact, old, fast))
+      }),
+      { numRuns: 300 },
+    )
+    expect(decodedLaid).toBeGreaterThan(60)
   })
 
   it('keeps the layout of a plain wide record, with its keys shared by records of the same shape', () => {
