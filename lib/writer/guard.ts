@@ -16,7 +16,7 @@
  * A value past a limit yields the reason (field, limit, value truncated); nothing throws.
  */
 import type { RecordLimits } from '../config.js'
-import { keepLayout, layoutOf, shapeOf, WIDE_KEYS, type Layout } from './columnar/layout.js'
+import { keepLayout, layoutOf, shapeOf, WIDE_KEYS, type Shape } from './columnar/layout.js'
 import { losslessText } from './columnar/values.js'
 
 /** Longest excerpt of a value or path shown in a reason. */
@@ -124,7 +124,7 @@ function fits(v: unknown, depth: number): boolean {
 function fitsRecord(v: Record<string, unknown>): boolean {
   // Decoded with its layout (lib/codec json-wide.ts): its keys and values are not read again.
   const laid = layoutOf(v)
-  if (laid !== undefined) return fitsLaid(laid)
+  if (laid !== undefined) return fitsShape(shapeOf(laid.keys), laid.values)
   const keys = Object.keys(v)
   const n = keys.length
   if (n >= WIDE_KEYS) return fitsWide(v, keys)
@@ -138,23 +138,17 @@ function fitsRecord(v: Record<string, unknown>): boolean {
 /** A wide record: its names checked once per shape, its values kept as its layout. */
 function fitsWide(v: Record<string, unknown>, keys: string[]): boolean {
   const shape = shapeOf(keys)
-  if (shape.longest > walk.maxName || !shape.wellFormed) return false
   const n = keys.length
   const values = new Array<unknown>(n)
-  for (let i = 0; i < n; i++) {
-    const x = v[keys[i]!]
-    if (!fits(x, 1)) return false
-    values[i] = x
-  }
+  for (let i = 0; i < n; i++) values[i] = v[keys[i]!]
+  if (!fitsShape(shape, values)) return false
   keepLayout(v, shape.keys, values)
   return true
 }
 
-/** A wide record whose layout decoding kept: the same checks over its values. */
-function fitsLaid(laid: Layout): boolean {
-  const shape = shapeOf(laid.keys)
+/** A wide record's names (once per shape) and its values in order: a layout read here or kept by decoding. */
+function fitsShape(shape: Shape, values: readonly unknown[]): boolean {
   if (shape.longest > walk.maxName || !shape.wellFormed) return false
-  const { values } = laid
   for (let i = 0; i < values.length; i++) if (!fits(values[i], 1)) return false
   return true
 }
