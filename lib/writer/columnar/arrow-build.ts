@@ -19,11 +19,19 @@ export interface ArrowBuild {
   table: arrow.Table
   /** Per leaf field id, in schema order. */
   stats: Map<number, LeafStats>
+  /** Top-level string columns the `dictionary` option chose, in schema order (none without it). */
+  dictionary: string[]
 }
 
 export interface ArrowBuildOptions {
   /** Whether min/max are tracked for a (non-repeated) leaf: false for metric modes none/counts. Default: all. */
   bounds?: (fieldId: number, dottedName: string) => boolean
+  /**
+   * Whether a top-level string column is worth dictionary encoding, judged from its values (a
+   * null for a row without it): asked while the rows are split into columns, so the choice reads
+   * each value from its column array rather than from every row again by name.
+   */
+  dictionary?: (values: readonly unknown[]) => boolean
 }
 
 /** Compile a builder for a schema once; call it per chunk of rows. */
@@ -31,7 +39,11 @@ export function compileArrowBuilder(schema: StructType, opts: ArrowBuildOptions 
   const arrowSchema = toArrowSchema(schema)
   const stats: LeafStats[] = []
   const wantBounds = opts.bounds ?? (() => true)
-  const root = compileStruct(schema, '', false, stats, wantBounds)
+  const rootType = new arrow.Struct(schema.fields.map(toArrowField))
+  const split = compileSplit(schema.fields.map((f) => f.name))
+  const children = schema.fields.map((f) => compileType(f.type, f.id, f.name, false, stats, wantBounds))
+  const judge = opts.dictionary
+  const strings = judge ? schema.fields.flatMap((f, c) => (f.type === 'string' ? [c] : [])) : []
   return (rows) => {
     for (const s of stats) {
       s.valueCount = 0
@@ -40,9 +52,12 @@ export function compileArrowBuilder(schema: StructType, opts: ArrowBuildOptions 
       s.max = undefined
       if (s.nanCount !== undefined) s.nanCount = 0
     }
-    const data = root.build(rows, 0)
-    const batch = new arrow.RecordBatch(arrowSchema, data as arrow.Data<arrow.Struct>)
-    return { table: new arrow.Table([batch]), stats: new Map(stats.map((s) => [s.id, { ...s }])) }
+    const columns = split(rows)
+    const dictionary = strings.filter((c) => judge!(columns[c]!)).map((c) => schema.fields[c]!.name)
+    const childData = columns.map((col, c) => children[c]!.build(col, 0))
+    const data = arrow.makeData({ type: rootType, length: rows.length, nullCount: 0, children: childData })
+    const batch = new arrow.RecordBatch(arrowSchema, data)
+    return { table: new arrow.Table([batch]), stats: new Map(stats.map((s) => [s.id, { ...s }])), dictionary }
   }
 }
 
@@ -59,13 +74,11 @@ function compileStruct(type: StructType, prefix: string, repeated: boolean, stat
   const arrowType = new arrow.Struct(type.fields.map(toArrowField))
   const names = type.fields.map((f) => f.name)
   const children = type.fields.map((f) => compileType(f.type, f.id, prefix + f.name, repeated, stats, bounds))
-  const isRoot = prefix === ''
   const split = compileSplit(names)
   return {
     build: (values, placeholders) => {
       const n = values.length
       const childData = split(values as (Row | null)[]).map((col, c) => children[c]!.build(col, placeholders))
-      if (isRoot) return arrow.makeData({ type: arrowType, length: n, nullCount: 0, children: childData })
       const { nullBitmap, nullCount } = validity(values)
       return arrow.makeData({ type: arrowType, length: n, nullCount, nullBitmap: nullCount ? nullBitmap : undefined, children: childData })
     },

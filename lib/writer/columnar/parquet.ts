@@ -90,7 +90,7 @@ function compiledFor(tableSchema: StructType, properties: Record<string, string>
   if (!c) {
     const schema = writableSchema(tableSchema)
     const modes = metricsModes(schema, properties)
-    c = shared.get(fieldsKey(schema.fields, [...modes]), () => ({ schema, modes, build: compileArrowBuilder(schema, { bounds: tracksBounds(modes) }) }))
+    c = shared.get(fieldsKey(schema.fields, [...modes]), () => ({ schema, modes, build: compileArrowBuilder(schema, { bounds: tracksBounds(modes), dictionary: fewDistinct }) }))
     byProps.set(properties, c)
   }
   return c
@@ -100,8 +100,8 @@ function compiledFor(tableSchema: StructType, properties: Record<string, string>
 export async function encodeParquet(tableSchema: StructType, rows: Row[], opts: EncodeOptions = {}): Promise<EncodedParquet> {
   const properties = opts.properties ?? NO_PROPERTIES
   const { schema, modes, build } = compiledFor(tableSchema, properties)
-  const { table, stats } = build(rows)
-  const settings = parquetSettings(table, { ...opts, compression: opts.compression ?? properties['write.parquet.compression-codec'] }, dictionaryFromRows(schema, rows))
+  const { table, stats, dictionary } = build(rows)
+  const settings = parquetSettings(table, { ...opts, compression: opts.compression ?? properties['write.parquet.compression-codec'] }, dictionary)
   const written = opts.writer ? await opts.writer(table, settings) : writeWithSettings(table, settings)
   const bytes = tagUuidColumns(written, uuidFieldIds(schema))
   const footer = parquetMetadata(bytes)
@@ -151,40 +151,28 @@ const DICTIONARY_SAMPLE = 2_000
 const DICTIONARY_MAX_DISTINCT = 0.5
 
 /**
- * Top-level string columns worth dictionary encoding: few distinct values in a sample.
- * The Rust writer dictionary-encodes every column by default; for ids, timestamps and measures
- * that writes a dictionary page plus bit-packed indices zstd cannot shrink, then falls back to
- * PLAIN — measured 1.9× larger files and 1.5–3.8× slower encoding (docs/benchmarks.md).
+ * Whether a string column is worth dictionary encoding: few distinct values among its first
+ * DICTIONARY_SAMPLE. The Rust writer dictionary-encodes every column by default; for ids,
+ * timestamps and measures that writes a dictionary page plus bit-packed indices zstd cannot
+ * shrink, then falls back to PLAIN — measured 1.9× larger files and 1.5–3.8× slower encoding
+ * (docs/benchmarks.md).
  */
+export function fewDistinct(values: readonly unknown[]): boolean {
+  const n = Math.min(values.length, DICTIONARY_SAMPLE)
+  if (n === 0) return false
+  const seen = new Set<unknown>()
+  for (let i = 0; i < n; i++) seen.add(values[i])
+  return seen.size / n < DICTIONARY_MAX_DISTINCT
+}
+
+/** Top-level string columns of an Arrow table that fewDistinct chooses. */
 function dictionaryColumns(table: arrow.Table): string[] {
   const out: string[] = []
   const n = Math.min(table.numRows, DICTIONARY_SAMPLE)
-  if (n === 0) return out
   for (const field of table.schema.fields) {
     if (!arrow.DataType.isUtf8(field.type) && !arrow.DataType.isLargeUtf8(field.type)) continue
     const column = table.getChild(field.name)
-    if (!column) continue
-    const seen = new Set<unknown>()
-    for (let i = 0; i < n; i++) seen.add(column.get(i))
-    if (seen.size / n < DICTIONARY_MAX_DISTINCT) out.push(field.name)
-  }
-  return out
-}
-
-/**
- * dictionaryColumns' choice read from the rows the table is built from (the same values: a
- * string column's are strings or null), not through Arrow's per-value `get`, which decodes
- * every sampled string again (measured: ~2 % of the wide bench's writer CPU).
- */
-function dictionaryFromRows(schema: StructType, rows: Row[]): string[] {
-  const out: string[] = []
-  const n = Math.min(rows.length, DICTIONARY_SAMPLE)
-  if (n === 0) return out
-  for (const field of schema.fields) {
-    if (field.type !== 'string') continue
-    const seen = new Set<unknown>()
-    for (let i = 0; i < n; i++) seen.add(rows[i]![field.name] ?? null)
-    if (seen.size / n < DICTIONARY_MAX_DISTINCT) out.push(field.name)
+    if (column && fewDistinct(Array.from({ length: n }, (_, i) => column.get(i)))) out.push(field.name)
   }
   return out
 }

@@ -4,9 +4,11 @@
  */
 import { parquetMetadata, parquetReadObjects } from 'hyparquet'
 import { compressors } from 'hyparquet-compressors'
+import * as fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import type { Schema } from '../../../lib/schema/types.js'
-import { compileCoercer, encodeParquet } from '../../../lib/writer/columnar/index.js'
+import { compileArrowBuilder, compileCoercer, encodeParquet, parquetSettings } from '../../../lib/writer/columnar/index.js'
+import { fewDistinct } from '../../../lib/writer/columnar/parquet.js'
 
 const schema: Schema = {
   type: 'struct',
@@ -34,5 +36,41 @@ describe('Parquet dictionary encoding', () => {
     expect(dictionary('amount')).toBe(false)
     const rows = (await parquetReadObjects({ file, compressors })) as { country: string; event_id: string; amount: number }[]
     expect(rows).toEqual(records)
+  })
+
+  it('is chosen while the rows are split exactly as from the Arrow table: top-level strings only, a missing value as null', () => {
+    const wide: Schema = {
+      type: 'struct',
+      'schema-id': 0,
+      fields: [
+        { id: 1, name: 'a', required: false, type: 'string' },
+        { id: 2, name: 'b', required: false, type: 'string' },
+        { id: 3, name: 'n', required: false, type: 'long' },
+        { id: 4, name: 's', required: false, type: { type: 'struct', fields: [{ id: 5, name: 'c', required: false, type: 'string' }] } },
+      ],
+    }
+    const build = compileArrowBuilder(wide, { dictionary: fewDistinct })
+    // Pools of 1–40 values over 0–120 rows: ratios on both sides of the threshold, and columns missing from most rows.
+    const column = fc.tuple(fc.integer({ min: 1, max: 40 }), fc.double({ min: 0, max: 1, noNaN: true }))
+    const rows = fc.tuple(fc.integer({ min: 0, max: 120 }), column, column, fc.integer({ min: 0, max: 2 ** 31 })).map(([n, [pa, ma], [pb, mb], seed]) =>
+      Array.from({ length: n }, (_, i) => {
+        const r = (i * 7919 + seed) % 1000
+        const row: Record<string, unknown> = { n: i, s: { c: `c${r % 3}` } }
+        if (r / 1000 >= ma) row.a = `a${r % pa}`
+        if (r / 1000 >= mb) row.b = r % 5 === 0 ? null : `b${(r * 31) % pb}`
+        return row
+      }),
+    )
+    let chosen = 0
+    fc.assert(
+      fc.property(rows, (rs) => {
+        const { table, dictionary } = build(rs)
+        expect(dictionary).toEqual(parquetSettings(table).dictionary)
+        expect(dictionary.every((name) => name === 'a' || name === 'b')).toBe(true)
+        chosen += dictionary.length
+      }),
+      { numRuns: 200 },
+    )
+    expect(chosen).toBeGreaterThan(50)
   })
 })
