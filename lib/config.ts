@@ -208,6 +208,12 @@ export const SETTINGS = {
   /** Parquet codec unless the table sets write.parquet.compression-codec. */
   FLOE_PARQUET_COMPRESSION: z.enum(['zstd', 'snappy', 'gzip', 'lz4', 'uncompressed']).default('zstd'),
   /**
+   * How Parquet files (the writer's and compaction's) encode top-level int, long, date, time and
+   * timestamp columns: `plain` (every engine) or `delta` (DELTA_BINARY_PACKED: 33–39 % smaller
+   * files; Spark's Iceberg vectorized reader needs Iceberg 1.10+).
+   */
+  FLOE_PARQUET_INTEGER_ENCODING: z.enum(['plain', 'delta']).default('plain'),
+  /**
    * A table with more uncommitted batches than this makes writers fail retryably (back pressure).
    * 1,000 is ~15 minutes of one-per-second batches: long enough to ride out a committer hiccup,
    * short enough that a broken committer shows up as consumer lag, not as a huge backlog.
@@ -422,6 +428,8 @@ export interface FloeConfig {
   /** FLOE_WRITER_WORKERS resolved: Parquet-encode threads, 0 = encode on the main thread. */
   writerWorkers: number
   parquetCompression: 'zstd' | 'snappy' | 'gzip' | 'lz4' | 'uncompressed'
+  /** FLOE_PARQUET_INTEGER_ENCODING. */
+  parquetIntegerEncoding: 'plain' | 'delta'
   maxPendingBatches: number
   spillThresholdBytes: number
   leaseTtlMs: number
@@ -583,6 +591,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     targetFileBytes: p.FLOE_TARGET_FILE_MB * MB,
     writerWorkers: p.FLOE_WRITER_WORKERS === 'auto' ? (availableParallelism() >= 2 ? 2 : 0) : p.FLOE_WRITER_WORKERS,
     parquetCompression: p.FLOE_PARQUET_COMPRESSION,
+    parquetIntegerEncoding: p.FLOE_PARQUET_INTEGER_ENCODING,
     maxPendingBatches: p.FLOE_MAX_PENDING_BATCHES,
     spillThresholdBytes: p.FLOE_SPILL_THRESHOLD_KB * 1024,
     leaseTtlMs: p.FLOE_LEASE_TTL_SECONDS * 1000,

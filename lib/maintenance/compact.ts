@@ -179,6 +179,7 @@ export async function rewriteGroup(deps: Pick<MaintenanceDeps, 'io' | 'config'>,
     const out = await encodeStreamed(schema, rows, {
       properties: md.properties,
       compression: deps.config.parquetCompression,
+      integerEncoding: deps.config.parquetIntegerEncoding,
       rowGroupBytes: chunk,
       sink,
       budget,

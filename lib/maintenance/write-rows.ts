@@ -10,11 +10,11 @@
  */
 import * as arrow from 'apache-arrow'
 import type { FileMetaData } from 'hyparquet'
-import { Table as WasmTable, transformParquetStream, WriterPropertiesBuilder } from 'parquet-wasm/node'
+import { Encoding, Table as WasmTable, transformParquetStream, WriterPropertiesBuilder } from 'parquet-wasm/node'
 import type { StructType } from '../schema/index.js'
 import type { FileSink } from '../io/index.js'
 import type { CompactionBudget } from './budget.js'
-import { columnMetrics, compileArrowBuilder, compressionOf, metricsModes, type ColumnMetrics, type LeafStats, type Row } from '../writer/index.js'
+import { columnMetrics, compileArrowBuilder, compressionOf, integerColumns, metricsModes, type IntegerEncoding, type ColumnMetrics, type LeafStats, type Row } from '../writer/index.js'
 
 function compare(a: unknown, b: unknown): number {
   if (typeof a === 'string' && typeof b === 'string') return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'))
@@ -46,6 +46,8 @@ export interface StreamWriteOptions {
   compression?: string
   /** Row groups close at about this many bytes (compaction: FLOE_COMPACT_CHUNK_MB). */
   rowGroupBytes?: number
+  /** FLOE_PARQUET_INTEGER_ENCODING, as the writer encodes (default plain). */
+  integerEncoding?: IntegerEncoding
   /** Where the file's bytes go, part by part as parquet-wasm emits them. */
   sink: FileSink
   budget: CompactionBudget
@@ -98,13 +100,14 @@ export async function encodeStreamed(schema: StructType, chunks: AsyncIterable<R
       yield* wasmBatches
     }
   }
-  const props = new WriterPropertiesBuilder()
+  let builder = new WriterPropertiesBuilder()
     .setCompression(compressionOf(opts.properties['write.parquet.compression-codec'] ?? opts.compression))
     .setCreatedBy('floe (parquet-wasm, compaction)')
     .setDictionaryEnabled(false)
     // Row groups close at about a chunk's bytes, so the writer never buffers a whole file's columns.
     .setMaxRowGroupBytes(opts.rowGroupBytes ?? 128 * 1024 * 1024)
-    .build()
+  for (const name of integerColumns(schema, opts.integerEncoding)) builder = builder.setColumnEncoding(name, Encoding.DELTA_BINARY_PACKED)
+  const props = builder.build()
   try {
     const output = await transformParquetStream(ReadableStream.from(batches()), props)
     for await (const part of output as unknown as AsyncIterable<Uint8Array>) {

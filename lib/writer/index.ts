@@ -8,4 +8,4 @@ export { deadLetterLine, deadLetterPath, writeDeadLetters, type DeadLetter, type
 export { dataFilePath, dataLocation } from './files.js'
 export { planGroups } from './groups.js'
 export { createWriterDeps } from './deps.js'
-export { compileCoercer, type Row, columnMetrics, compileArrowBuilder, compressionOf, metricsModes, type ColumnMetrics, type LeafStats } from './columnar/index.js'
+export { compileCoercer, type Row, columnMetrics, compileArrowBuilder, compressionOf, integerColumns, metricsModes, type IntegerEncoding, type ColumnMetrics, type LeafStats } from './columnar/index.js'

@@ -138,6 +138,6 @@ export class TableSet {
   /** `writer`: where the Parquet bytes are made (lib/writer/workers), else on this thread. */
   encode(state: TableState, rows: Record<string, unknown>[], writer?: EncodeOptions['writer']): Promise<EncodedChunk> {
     const compression = state.metadata.properties['write.parquet.compression-codec'] ?? this.#deps.config.parquetCompression
-    return encodeParquet(state.schema, rows, { compression, properties: state.metadata.properties, writer })
+    return encodeParquet(state.schema, rows, { compression, properties: state.metadata.properties, writer, integerEncoding: this.#deps.config.parquetIntegerEncoding })
   }
 }

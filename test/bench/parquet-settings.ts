@@ -22,7 +22,9 @@ const stringColumns = (t: arrow.Table) => t.schema.fields.filter((f) => arrow.Da
 export const VARIANTS: Record<string, Tune> = {
   'Floe today (V1 pages, PLAIN, dictionary for low-cardinality strings, zstd)': (b) => b,
   'V2 data pages': (b) => b.setWriterVersion(WriterVersion.V2),
-  'DELTA_BINARY_PACKED longs/timestamps (V1 pages)': (b, t) => intColumns(t).reduce((x, c) => x.setColumnEncoding(c, Encoding.DELTA_BINARY_PACKED), b),
+  // What FLOE_PARQUET_INTEGER_ENCODING=delta writes: Floe's own choice of columns (parquet.ts integerColumns).
+  'FLOE_PARQUET_INTEGER_ENCODING=delta (DELTA_BINARY_PACKED top-level ints, longs, dates, times, timestamps; V1 pages)': (b, t) =>
+    parquetSettings(t, { integerEncoding: 'delta' }).delta.reduce((x, c) => x.setColumnEncoding(c, Encoding.DELTA_BINARY_PACKED), b),
   'V2 pages + DELTA_BINARY_PACKED longs + DELTA_LENGTH_BYTE_ARRAY strings': (b, t) =>
     stringColumns(t).reduce((x, c) => x.setColumnEncoding(c, Encoding.DELTA_LENGTH_BYTE_ARRAY), intColumns(t).reduce((x, c) => x.setColumnEncoding(c, Encoding.DELTA_BINARY_PACKED), b.setWriterVersion(WriterVersion.V2))),
   'dictionary on every column': (b) => b.setDictionaryEnabled(true),

@@ -6,7 +6,7 @@ export { compileCoercer, describe, isInformative, type Coerced, type Coercer, ty
 export { buildArrowTable, compileArrowBuilder, type ArrowBuild, type ArrowBuildOptions } from './arrow-build.js'
 export type { LeafStats } from './columns.js'
 export { columnMetrics, columnSizes, metricsModes, splitOffsets, type ColumnMetrics } from './metrics.js'
-export { compressionOf, encodeParquet, parquetSettings, writeArrowTable, type EncodedParquet, type EncodeOptions, type ParquetSettings } from './parquet.js'
+export { compressionOf, encodeParquet, integerColumns, type IntegerEncoding, parquetSettings, writeArrowTable, type EncodedParquet, type EncodeOptions, type ParquetSettings } from './parquet.js'
 
 const cache = new WeakMap<StructType, Map<string, Coercer>>()
 

@@ -11,12 +11,13 @@
  */
 'use strict'
 const { parentPort } = require('node:worker_threads')
-const { Table, writeParquet, WriterPropertiesBuilder } = require('parquet-wasm/node')
+const { Encoding, Table, writeParquet, WriterPropertiesBuilder } = require('parquet-wasm/node')
 
-/** One job: `{ id, ipc: Uint8Array, settings: { compression, createdBy, dictionary: string[], rowGroupSize?, rowGroupBytes? } }`. */
+/** One job: `{ id, ipc: Uint8Array, settings: { compression, createdBy, dictionary: string[], delta: string[], rowGroupSize?, rowGroupBytes? } }`. */
 function encode(ipc, s) {
   let builder = new WriterPropertiesBuilder().setCompression(s.compression).setCreatedBy(s.createdBy).setDictionaryEnabled(false)
   for (const name of s.dictionary) builder = builder.setColumnDictionaryEnabled(name, true)
+  for (const name of s.delta) builder = builder.setColumnEncoding(name, Encoding.DELTA_BINARY_PACKED)
   if (s.rowGroupSize !== undefined) builder = builder.setMaxRowGroupSize(s.rowGroupSize)
   if (s.rowGroupBytes !== undefined) builder = builder.setMaxRowGroupBytes(s.rowGroupBytes)
   // writeParquet takes ownership of (and frees) both wasm objects.
