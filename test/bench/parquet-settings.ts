@@ -10,7 +10,8 @@ import { parseArgs } from 'node:util'
 import * as arrow from 'apache-arrow'
 import { Compression, Encoding, EnabledStatistics, Table as WasmTable, writeParquet, WriterPropertiesBuilder, WriterVersion } from 'parquet-wasm/node'
 import { inferSchema } from '../../lib/schema/infer.js'
-import { compileArrowBuilder, compileCoercer, parquetSettings } from '../../lib/writer/columnar/index.js'
+import type { StructType } from '../../lib/schema/index.js'
+import { compileArrowBuilder, compileCoercer, integerColumns, parquetSettings } from '../../lib/writer/columnar/index.js'
 import { median, round } from './common.js'
 import { narrowRecord, wideRecord } from './data.js'
 
@@ -24,7 +25,7 @@ export const VARIANTS: Record<string, Tune> = {
   'V2 data pages': (b) => b.setWriterVersion(WriterVersion.V2),
   // What FLOE_PARQUET_INTEGER_ENCODING=delta writes: Floe's own choice of columns (parquet.ts integerColumns).
   'FLOE_PARQUET_INTEGER_ENCODING=delta (DELTA_BINARY_PACKED top-level ints, longs, dates, times, timestamps; V1 pages)': (b, t) =>
-    parquetSettings(t, { integerEncoding: 'delta' }).delta.reduce((x, c) => x.setColumnEncoding(c, Encoding.DELTA_BINARY_PACKED), b),
+    integerColumns(icebergSchemas.get(t)!, 'delta').reduce((x, c) => x.setColumnEncoding(c, Encoding.DELTA_BINARY_PACKED), b),
   'V2 pages + DELTA_BINARY_PACKED longs + DELTA_LENGTH_BYTE_ARRAY strings': (b, t) =>
     stringColumns(t).reduce((x, c) => x.setColumnEncoding(c, Encoding.DELTA_LENGTH_BYTE_ARRAY), intColumns(t).reduce((x, c) => x.setColumnEncoding(c, Encoding.DELTA_BINARY_PACKED), b.setWriterVersion(WriterVersion.V2))),
   'dictionary on every column': (b) => b.setDictionaryEnabled(true),
@@ -36,11 +37,16 @@ export const VARIANTS: Record<string, Tune> = {
   'lz4_raw instead of zstd': (b) => b.setCompression(Compression.LZ4_RAW),
 }
 
+/** The Iceberg schema each measured table was built from. */
+const icebergSchemas = new WeakMap<arrow.Table, StructType>()
+
 function arrowTable(make: (i: number) => Record<string, unknown>, n: number): arrow.Table {
   const values = Array.from({ length: n }, (_, i) => JSON.parse(JSON.stringify(make(i))) as Record<string, unknown>)
   const schema = inferSchema(values.slice(0, 1000))
   const coerce = compileCoercer(schema, { table: 'bench.settings' })
-  return compileArrowBuilder(schema)(values.map((v) => coerce(v).row)).table
+  const { table } = compileArrowBuilder(schema)(values.map((v) => coerce(v).row))
+  icebergSchemas.set(table, schema)
+  return table
 }
 
 function encode(ipc: Uint8Array, table: arrow.Table, tune: Tune): Uint8Array {

@@ -1,3 +1,4 @@
+import { parquetMetadata } from 'hyparquet'
 import { describe, expect, it } from 'vitest'
 import { parseTableId } from '../../lib/catalog/index.js'
 import { commitTable } from '../../lib/commit/table.js'
@@ -15,8 +16,8 @@ import { row, SCHEMA, testMaintenance } from './context.js'
 
 const TARGET = 64 * 1024
 
-async function smallFilesTable(commits = 6, perCommit = 40) {
-  const m = await testMaintenance()
+async function smallFilesTable(commits = 6, perCommit = 40, config: Parameters<typeof testMaintenance>[0] = {}) {
+  const m = await testMaintenance(config)
   const table = await m.table({ 'write.target-file-size-bytes': String(TARGET) })
   let id = 0
   for (let c = 0; c < commits; c++) await m.append(table, Array.from({ length: perCommit }, () => row(id, `r${id++ % 2}`)))
@@ -114,5 +115,22 @@ describe('compaction', () => {
     const during = await withTableLease(m.deps, table, () => commitTable(m.t.deps, table))
     expect(during?.status).toBe('busy')
     expect((await commitTable(m.t.deps, table)).status).toBe('committed')
+  })
+
+  it('encodes as FLOE_PARQUET_INTEGER_ENCODING says: with delta, the top-level long and timestamp columns of the compacted files are DELTA_BINARY_PACKED, every row kept', async () => {
+    const { m, table, rows } = await smallFilesTable(3, 40, { parquetIntegerEncoding: 'delta' })
+    const before = await m.readBack(table)
+    await withTableLease(m.deps, table, (h) => compactTable(m.deps, table, h))
+    const after = await m.readBack(table)
+    expect(after.rows).toEqual(before.rows)
+    expect(after.rows).toHaveLength(rows)
+    expect(after.files).toHaveLength(2)
+    for (const f of after.files) {
+      expect(f.path).toContain('compacted-')
+      const bytes = await m.t.deps.io.read(f.path)
+      const footer = parquetMetadata(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer)
+      const delta = Object.fromEntries(footer.row_groups[0]!.columns.map((c) => [c.meta_data!.path_in_schema.join('.'), c.meta_data!.encodings.includes('DELTA_BINARY_PACKED')]))
+      expect(delta).toEqual({ id: true, region: false, ts: true, 'tags.list.element': false, payload: false, score: false })
+    }
   })
 })

@@ -63,16 +63,17 @@ const CODECS: Record<string, Compression> = {
 
 export type IntegerEncoding = 'plain' | 'delta'
 
-/** Iceberg types Parquet stores as INT32 or INT64 (decimals are fixed-length bytes here). */
+/** Iceberg types stored as INT32 or INT64 (decimals of precision ≤ 18 are too, but stay PLAIN: not measured or engine-checked). */
 const INTEGER_TYPES = new Set(['int', 'date', 'long', 'time', 'timestamp', 'timestamptz', 'timestamp_ns', 'timestamptz_ns'])
 
 /**
  * The top-level columns written DELTA_BINARY_PACKED under `delta`: integers, dates, times and
- * timestamps. Measured on the bench's data (docs/benchmarks.md "Delta-encoded integers"): files
- * 33–39 % smaller than PLAIN; encoding as fast for narrow records, ~35 % slower for 200-column
- * ones. Off by default because Iceberg's own vectorized Parquet reader (Spark's default read path
- * for tables of primitive columns) reads the encoding only from Iceberg 1.10 on; older ones fail
- * the query. Nested columns stay PLAIN.
+ * timestamps. Measured on one event of the bench's narrow and wide data (docs/benchmarks.md
+ * "Delta-encoded integers"): files 0.61× and 0.67× the bytes of PLAIN; encoding as fast for
+ * narrow records, ~35 % slower for 200-column ones. Off by default because Iceberg's own
+ * vectorized Parquet reader (Spark's default read path for tables of primitive columns) has the
+ * encoding only from Iceberg 1.10 on (its reader class is absent from iceberg-arrow 1.9.2).
+ * Nested columns stay PLAIN.
  */
 export function integerColumns(schema: StructType, encoding: IntegerEncoding | undefined): string[] {
   return encoding === 'delta' ? schema.fields.filter((f) => typeof f.type === 'string' && INTEGER_TYPES.has(f.type)).map((f) => f.name) : []
@@ -202,7 +203,7 @@ function dictionaryColumns(table: arrow.Table): string[] {
 }
 
 /** The writer settings for `table` (codec, dictionary columns — default dictionaryColumns' choice —, delta-encoded columns, row-group bounds). */
-export function parquetSettings(table: arrow.Table, opts: EncodeOptions = {}, dictionary = dictionaryColumns(table), delta = deltaColumns(table, opts.integerEncoding)): ParquetSettings {
+export function parquetSettings(table: arrow.Table, opts: EncodeOptions = {}, dictionary = dictionaryColumns(table), delta: string[] = []): ParquetSettings {
   const settings: ParquetSettings = { compression: compressionOf(opts.compression), createdBy: 'floe (parquet-wasm)', dictionary, delta }
   if (opts.rowGroupSize !== undefined) settings.rowGroupSize = opts.rowGroupSize
   const rgBytes = Number(opts.properties?.['write.parquet.row-group-size-bytes'])
@@ -213,13 +214,6 @@ export function parquetSettings(table: arrow.Table, opts: EncodeOptions = {}, di
 /** Write an Arrow table as Parquet bytes with parquet-wasm (`dictionary`: the columns to dictionary-encode, default dictionaryColumns'). */
 export function writeArrowTable(table: arrow.Table, opts: EncodeOptions = {}, dictionary = dictionaryColumns(table)): Uint8Array {
   return writeWithSettings(table, parquetSettings(table, opts, dictionary))
-}
-
-/** What integerColumns chooses, read from an Arrow table's types (a table without its Iceberg schema). */
-function deltaColumns(table: arrow.Table, encoding: IntegerEncoding | undefined): string[] {
-  if (encoding !== 'delta') return []
-  const integer = (t: arrow.DataType) => (arrow.DataType.isInt(t) && t.bitWidth >= 32) || arrow.DataType.isDate(t) || arrow.DataType.isTime(t) || arrow.DataType.isTimestamp(t)
-  return table.schema.fields.filter((f) => integer(f.type)).map((f) => f.name)
 }
 
 function writeWithSettings(table: arrow.Table, s: ParquetSettings): Uint8Array {

@@ -50,9 +50,9 @@ describe('Parquet dictionary encoding', () => {
       ],
     }
     const build = compileArrowBuilder(wide, { dictionary: fewDistinct })
-    // Pools of 1–40 values over 0–120 rows: ratios on both sides of the threshold, and columns missing from most rows.
+    // Pools of 1–40 values over 0–120 rows, or around and past the 2,000-row sample: ratios on both sides of the threshold, columns missing from most rows.
     const column = fc.tuple(fc.integer({ min: 1, max: 40 }), fc.double({ min: 0, max: 1, noNaN: true }))
-    const rows = fc.tuple(fc.integer({ min: 0, max: 120 }), column, column, fc.integer({ min: 0, max: 2 ** 31 })).map(([n, [pa, ma], [pb, mb], seed]) =>
+    const rows = fc.tuple(fc.oneof(fc.integer({ min: 0, max: 120 }), fc.integer({ min: 1_990, max: 2_600 })), column, column, fc.integer({ min: 0, max: 2 ** 31 })).map(([n, [pa, ma], [pb, mb], seed]) =>
       Array.from({ length: n }, (_, i) => {
         const r = (i * 7919 + seed) % 1000
         const row: Record<string, unknown> = { n: i, s: { c: `c${r % 3}` } }
