@@ -61,11 +61,6 @@ export function compileArrowBuilder(schema: StructType, opts: ArrowBuildOptions 
   }
 }
 
-/** Build once without keeping the compiled builder. */
-export function buildArrowTable(schema: StructType, rows: Row[], opts: ArrowBuildOptions = {}): ArrowBuild {
-  return compileArrowBuilder(schema, opts)(rows)
-}
-
 interface Compiled {
   build: Builder
 }

@@ -3,10 +3,10 @@ import type { StructType } from '../../schema/index.js'
 import { compileCoercer, type Coercer, type Row, type UnknownField } from './coerce.js'
 
 export { compileCoercer, describe, isInformative, type Coerced, type Coercer, type Row, type UnknownField } from './coerce.js'
-export { buildArrowTable, compileArrowBuilder, type ArrowBuild, type ArrowBuildOptions } from './arrow-build.js'
+export { compileArrowBuilder, type ArrowBuild, type ArrowBuildOptions } from './arrow-build.js'
 export type { LeafStats } from './columns.js'
 export { columnMetrics, columnSizes, metricsModes, splitOffsets, type ColumnMetrics } from './metrics.js'
-export { compressionOf, encodeParquet, integerColumns, type IntegerEncoding, parquetSettings, writeArrowTable, type EncodedParquet, type EncodeOptions, type ParquetSettings } from './parquet.js'
+export { compressionOf, encodeParquet, integerColumns, type IntegerEncoding, parquetSettings, type EncodedParquet, type EncodeOptions, type ParquetSettings } from './parquet.js'
 
 const cache = new WeakMap<StructType, Map<string, Coercer>>()
 

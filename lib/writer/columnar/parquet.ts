@@ -211,11 +211,6 @@ export function parquetSettings(table: arrow.Table, opts: EncodeOptions = {}, di
   return settings
 }
 
-/** Write an Arrow table as Parquet bytes with parquet-wasm (`dictionary`: the columns to dictionary-encode, default dictionaryColumns'). */
-export function writeArrowTable(table: arrow.Table, opts: EncodeOptions = {}, dictionary = dictionaryColumns(table)): Uint8Array {
-  return writeWithSettings(table, parquetSettings(table, opts, dictionary))
-}
-
 function writeWithSettings(table: arrow.Table, s: ParquetSettings): Uint8Array {
   let builder = new WriterPropertiesBuilder().setCompression(s.compression).setCreatedBy(s.createdBy).setDictionaryEnabled(false)
   for (const name of s.dictionary) builder = builder.setColumnDictionaryEnabled(name, true)

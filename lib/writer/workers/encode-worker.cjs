@@ -2,7 +2,7 @@
  * The Parquet-encode worker thread (lib/writer/workers/pool.ts): Arrow IPC stream bytes in,
  * Parquet bytes out, both as transferred ArrayBuffers — nothing per record crosses the thread
  * boundary. Its writer settings are plain values computed on the main thread
- * (columnar/parquet.ts `parquetSettings`), applied here exactly as `writeArrowTable` applies them.
+ * (columnar/parquet.ts `parquetSettings`), applied here exactly as parquet.ts `writeWithSettings` applies them.
  *
  * Plain CommonJS on purpose: the same file runs unbundled (tests, tsx, `npm start`: parquet-wasm
  * resolves from node_modules) and bundled by esbuild beside the Lambda handler as
