@@ -7,13 +7,13 @@
  * first and last day Iceberg engines accept) and nulls. Spark (vectorized and row reads),
  * PyIceberg and DuckDB must each read exactly the records produced.
  */
-import { parquetMetadata } from 'hyparquet'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { parseTableId } from '../../lib/catalog/index.js'
 import { maintain } from '../../lib/cli/maintain.js'
 import { liveDataFiles } from '../../lib/iceberg/scan.js'
 import type { MaintenanceDeps } from '../../lib/maintenance/types.js'
 import { avroEncode } from '../codec/avro-fixtures.js'
+import { deltaEncoded } from '../helpers/parquet-encodings.js'
 import { startTestRegistry, type TestRegistry } from '../helpers/registry.js'
 import { skipReason, startEngines, type Engines, type Json } from './engine.js'
 import { commitExactly, startFloe, type Floe } from './floe.js'
@@ -85,11 +85,7 @@ describe.skipIf(skipReason)('delta-encoded integer columns (FLOE_PARQUET_INTEGER
     const { metadata } = await floe.catalog.loadTable(parseTableId(TABLE))
     const files = await liveDataFiles(floe.io, metadata)
     return Promise.all(
-      files.map(async ({ dataFile }) => {
-        const bytes = await floe.io.read(dataFile.filePath)
-        const footer = parquetMetadata(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer)
-        return Object.fromEntries(footer.row_groups[0]!.columns.map((c) => [c.meta_data!.path_in_schema.join('.'), c.meta_data!.encodings.includes('DELTA_BINARY_PACKED')]))
-      }),
+      files.map(async ({ dataFile }) => deltaEncoded(await floe.io.read(dataFile.filePath))),
     )
   }
   const readAll = async () => {

@@ -4,9 +4,9 @@
  * none without it, the same rows either way; compaction follows the setting in
  * test/maintenance/compact.test.ts.
  */
-import { parquetMetadata } from 'hyparquet'
 import { describe, expect, it } from 'vitest'
 import { writeBatch } from '../../lib/writer/pipeline.js'
+import { deltaEncoded } from '../helpers/parquet-encodings.js'
 import { registeredRows } from './readback.js'
 import { kafkaEvent, registered, writerSetup, type EventRecord } from './support.js'
 
@@ -25,13 +25,7 @@ async function deltaColumns(settings: Record<string, string>) {
   await writeBatch(s.deps, kafkaEvent(records))
   const files = [...(await registered(s.control)).values()].flatMap((r) => [...r.files.values()].flat())
   expect(files.length).toBeGreaterThan(0)
-  const encodings = await Promise.all(
-    files.map(async (f) => {
-      const bytes = await s.io.read(f.filePath)
-      const footer = parquetMetadata(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer)
-      return Object.fromEntries(footer.row_groups[0]!.columns.map((c) => [c.meta_data!.path_in_schema.join('.'), c.meta_data!.encodings.includes('DELTA_BINARY_PACKED')]))
-    }),
-  )
+  const encodings = await Promise.all(files.map(async (f) => deltaEncoded(await s.io.read(f.filePath))))
   return { encodings, rows: (await registeredRows(s)).get('enc.events')! }
 }
 
