@@ -398,6 +398,8 @@ export const SETTINGS = {
   FLOE_KAFKA_RETRY_BACKOFF_MS: int(500, 10, 30_000),
   /** Local runs: JVM heap of the local Kafka broker. */
   FLOE_KAFKA_BROKER_HEAP_MB: int(512, 128, 8_192),
+  /** Local runs: how long the local Kafka broker keeps records, by their timestamps; -1 keeps them until `--reset`. */
+  FLOE_KAFKA_BROKER_RETENTION_HOURS: int(-1, -1, 1_000_000),
 } as const
 
 export type SettingName = keyof typeof SETTINGS
@@ -479,6 +481,7 @@ export interface LocalKafkaSettings {
   batchingWindowMs: number
   retryBackoffMs: number
   brokerHeapMb: number
+  brokerRetentionHours: number
 }
 
 /** The FLOE_MAX_* limits on what one record may contain and reach. */
@@ -644,6 +647,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       batchingWindowMs: p.FLOE_KAFKA_BATCHING_WINDOW_MS,
       retryBackoffMs: p.FLOE_KAFKA_RETRY_BACKOFF_MS,
       brokerHeapMb: p.FLOE_KAFKA_BROKER_HEAP_MB,
+      brokerRetentionHours: p.FLOE_KAFKA_BROKER_RETENTION_HOURS,
     },
   }
 }

@@ -27,6 +27,8 @@ export interface KafkaBrokerOptions {
   dataDir?: string
   /** JVM heap (FLOE_KAFKA_BROKER_HEAP_MB). */
   heapMb?: number
+  /** Time retention by record timestamp (FLOE_KAFKA_BROKER_RETENTION_HOURS); -1 (default) keeps every record. */
+  retentionHours?: number
   /** Readiness deadline: a first start on a small machine takes 10-20 s. */
   timeoutMs?: number
 }
@@ -43,7 +45,7 @@ export async function startKafkaBroker(opts: KafkaBrokerOptions = {}): Promise<K
   const server = await startWithRetries('Kafka broker', opts.timeoutMs ?? 120_000, async (port) => {
     const props = join(dir, 'server.properties')
     // Ports change per start (free ports); the static quorum is in this file, not in the log.
-    writeFileSync(props, serverProperties(port, await otherFreePort(port), logDir))
+    writeFileSync(props, serverProperties(port, await otherFreePort(port), logDir, opts.retentionHours ?? -1))
     if (!existsSync(join(logDir, 'meta.properties'))) format(classpath, props)
     return {
       command: 'java',
@@ -83,8 +85,13 @@ async function otherFreePort(port: number): Promise<number> {
   throw new Error(`no free port other than ${port} after 20 probes`)
 }
 
-/** Single node, replication factor 1 everywhere, and a log cleaner that runs within seconds (compaction tests). */
-export function serverProperties(port: number, controllerPort: number, logDir: string): string {
+/**
+ * Single node, replication factor 1 everywhere, and a log cleaner that runs within seconds
+ * (compaction tests). Time retention is off unless asked for: the demo stream and --input files
+ * carry historical timestamps, and Kafka's default (7 days, checked 1 s after start here) would
+ * delete them from under the consumer, which then silently resets to the new log start.
+ */
+export function serverProperties(port: number, controllerPort: number, logDir: string, retentionHours = -1): string {
   return `${[
     'process.roles=broker,controller',
     'node.id=1',
@@ -106,6 +113,7 @@ export function serverProperties(port: number, controllerPort: number, logDir: s
     'log.cleaner.backoff.ms=500',
     'log.cleaner.dedupe.buffer.size=16777216',
     'log.initial.task.delay.ms=1000',
+    `log.retention.hours=${retentionHours}`,
     'num.network.threads=2',
     'num.io.threads=2',
   ].join('\n')}\n`

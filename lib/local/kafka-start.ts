@@ -106,7 +106,7 @@ export async function startFromKafka(opts: KafkaStartOptions, ctx: KafkaStartCon
 }
 
 async function runFrom(opts: KafkaStartOptions, ctx: KafkaStartContext, signal: AbortSignal): Promise<{ produced: number; result: Progress }> {
-  const broker = opts.brokers ? undefined : await startKafkaBroker({ dataDir: ctx.dataDir, heapMb: ctx.config.localKafka.brokerHeapMb })
+  const broker = opts.brokers ? undefined : await startKafkaBroker({ dataDir: ctx.dataDir, heapMb: ctx.config.localKafka.brokerHeapMb, retentionHours: ctx.config.localKafka.brokerRetentionHours })
   try {
     const connection: KafkaConnection = broker ? { brokers: [broker.bootstrap] } : connectionFrom(opts.brokers!, opts.flags, ctx.config.localKafka)
     let produced = 0

@@ -83,6 +83,12 @@ describe('the local broker', () => {
     expect(props).toContain('auto.create.topics.enable=false')
     expect(props).not.toMatch(/zookeeper/)
   })
+
+  it('keeps records of any age unless a retention is asked for (the demo and --input carry old timestamps)', () => {
+    expect(serverProperties(19092, 19093, '/tmp/k')).toMatch(/^log\.retention\.hours=-1$/m)
+    expect(serverProperties(19092, 19093, '/tmp/k', 24)).toMatch(/^log\.retention\.hours=24$/m)
+    expect(serverProperties(19092, 19093, '/tmp/k', 24)).not.toMatch(/retention\.(ms|minutes)=/)
+  })
 })
 
 describe('the self-managed event the poller builds', () => {
