@@ -45,7 +45,7 @@ export async function startKafkaBroker(opts: KafkaBrokerOptions = {}): Promise<K
   const server = await startWithRetries('Kafka broker', opts.timeoutMs ?? 120_000, async (port) => {
     const props = join(dir, 'server.properties')
     // Ports change per start (free ports); the static quorum is in this file, not in the log.
-    writeFileSync(props, serverProperties(port, await otherFreePort(port), logDir, opts.retentionHours ?? -1))
+    writeFileSync(props, serverProperties(port, await otherFreePort(port), logDir, opts.retentionHours))
     if (!existsSync(join(logDir, 'meta.properties'))) format(classpath, props)
     return {
       command: 'java',

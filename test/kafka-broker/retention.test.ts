@@ -12,7 +12,7 @@ import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { kafkaClient } from '../../lib/local/kafka-client.js'
 import { startKafkaBroker } from '../../lib/local/kafka-broker.js'
-import { ensureTopics } from '../../lib/local/kafka-produce.js'
+import { logProducer } from '../../lib/local/kafka-produce.js'
 
 const RECORDS = 20
 const dirs: string[] = []
@@ -22,17 +22,13 @@ afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })))
 async function offsetsAfterRestart(retentionHours: number | undefined): Promise<{ low: string; high: string }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'floe-kafka-retention-'))
   dirs.push(dataDir)
-  const opts = { dataDir, heapMb: 256, ...(retentionHours === undefined ? {} : { retentionHours }) }
+  const opts = { dataDir, heapMb: 256, retentionHours }
   const first = await startKafkaBroker(opts)
   try {
-    const kafka = kafkaClient({ brokers: [first.bootstrap] })
-    const admin = kafka.admin()
-    const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 })
-    await Promise.all([admin.connect(), producer.connect()])
-    await ensureTopics(admin, new Map([['old', 1]]))
+    const producer = await logProducer({ brokers: [first.bootstrap] }, new Map([['old', 1]]))
     const at = Date.now() - 30 * 86_400_000
-    await producer.send({ topic: 'old', acks: -1, messages: Array.from({ length: RECORDS }, (_, i) => ({ value: `r${i}`, timestamp: String(at + i) })) })
-    await Promise.all([admin.disconnect(), producer.disconnect()])
+    await producer.send(Array.from({ length: RECORDS }, (_, i) => ({ topic: 'old', partition: 0, offset: BigInt(i), timestamp: at + i, key: null, value: new TextEncoder().encode(`r${i}`) })))
+    await producer.close()
   } finally {
     await first.stop()
   }
