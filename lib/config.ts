@@ -193,6 +193,15 @@ export const SETTINGS = {
    */
   FLOE_SOURCE_MAPS: z.enum(['true', 'false']).default('true').transform((v) => v === 'true'),
   /**
+   * glibc's malloc serves blocks of at least this many KB with their own mmap, returned to the
+   * system when freed (the CDK stack sets MALLOC_MMAP_THRESHOLD_ in every Floe function's
+   * environment; 0 leaves glibc's default). By default glibc raises its threshold (up to 32 MB)
+   * each time such a block is freed, so Node's large buffers (Parquet output, Arrow IPC, request
+   * bodies) come from the heap after the first few and stay resident once freed: the 1,200-file
+   * event's peak RSS was ~25 MB higher for it (docs/benchmarks.md "glibc's mmap threshold").
+   */
+  FLOE_MALLOC_MMAP_THRESHOLD_KB: int(64, 0, 32_768),
+  /**
    * Parquet files roll at this size. 128 MB is the Iceberg default target; a 6 MB MSK batch
    * rarely reaches it, so per-invocation files are bounded by the batch, not by this.
    */

@@ -76,6 +76,16 @@ export function nodeOptions(memoryMb: number, settings: Record<string, string | 
   return [...maps, `--max-semi-space-size=${semi}`, `--max-old-space-size=${old}`].join(' ')
 }
 
+/**
+ * Environment a Floe function's process reads before any of its code runs: glibc's malloc
+ * tunables (FLOE_MALLOC_MMAP_THRESHOLD_KB → MALLOC_MMAP_THRESHOLD_, in bytes; 0 sets nothing).
+ * test/bench/memory.ts runs the writer with exactly this.
+ */
+export function processEnvironment(settings: Record<string, string | undefined> = {}): Record<string, string> {
+  const kb = SETTINGS.FLOE_MALLOC_MMAP_THRESHOLD_KB.parse(settings.FLOE_MALLOC_MMAP_THRESHOLD_KB)
+  return kb > 0 ? { MALLOC_MMAP_THRESHOLD_: String(kb * 1024) } : {}
+}
+
 export interface FloeFunctionProps {
   /** Handler source, relative to the project root (e.g. `functions/writer.ts`); exports `handler`. */
   entry: string
@@ -116,6 +126,7 @@ export class FloeFunction extends NodejsFunction {
       depsLockFilePath: path.join(PROJECT_ROOT, 'package-lock.json'),
       environment: {
         NODE_OPTIONS: nodeOptions(props.memorySize, props.settings),
+        ...processEnvironment(props.settings),
         POWERTOOLS_SERVICE_NAME: props.serviceName,
         POWERTOOLS_METRICS_NAMESPACE: 'Floe',
         ...props.settings,

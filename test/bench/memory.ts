@@ -16,7 +16,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { build } from 'esbuild'
-import { ENCODE_WORKER, ENCODE_WORKER_BUILD, ESM_BANNER, nodeOptions, PARQUET_WASM } from '../../infra/constructs/floe-function.js'
+import { ENCODE_WORKER, ENCODE_WORKER_BUILD, ESM_BANNER, nodeOptions, PARQUET_WASM, processEnvironment } from '../../infra/constructs/floe-function.js'
 import type { AwsClients } from '../../lib/clients.js'
 import { loadConfig } from '../../lib/config.js'
 import { createWriterDeps } from '../../lib/writer/deps.js'
@@ -64,15 +64,16 @@ export const LAMBDA_FUNCTION_MB = 1_769
  */
 export type NodeMode = 'floe' | 'lambda'
 
-export function lambdaNode(memoryMb: number, mode: NodeMode): { args: string[]; nodeOptions: string } {
-  // floe: FLOE_SOURCE_MAPS / FLOE_V8_SEMI_SPACE_MB from the bench's environment, else their defaults.
+export function lambdaNode(memoryMb: number, mode: NodeMode): { args: string[]; nodeOptions: string; env: Record<string, string> } {
+  // floe: FLOE_SOURCE_MAPS / FLOE_V8_SEMI_SPACE_MB / FLOE_MALLOC_MMAP_THRESHOLD_KB from the bench's environment, else their defaults.
   const options = mode === 'floe' ? nodeOptions(memoryMb, process.env) : '--enable-source-maps'
+  const env = mode === 'floe' ? processEnvironment(process.env) : {}
   const args = ['--expose-gc', '--max-http-header-size', '81920']
   if (!/--max[-_](semi|old)[-_]space[-_]size/.test(options)) {
     const newSpace = Math.floor(memoryMb / 10)
     args.push(`--max-semi-space-size=${Math.floor(newSpace / 2)}`, `--max-old-space-size=${memoryMb - newSpace}`)
   }
-  return { args, nodeOptions: options }
+  return { args, nodeOptions: options, env }
 }
 
 const child = fileURLToPath(new URL('./memory-child.ts', import.meta.url))
@@ -137,6 +138,7 @@ export async function benchMemory(
         const { stdout } = await run(process.execPath, [...lambda.args, bundle], {
           env: {
             ...process.env,
+            ...lambda.env,
             NODE_OPTIONS: lambda.nodeOptions,
             BENCH_BUDGET_MB: String(budget),
             BENCH_TABLES: String(opts.tables),
@@ -157,7 +159,7 @@ export async function benchMemory(
         if (res.outcome !== 'registered' || res.deadLetters > 0) throw new Error(`memory child: outcome ${res.outcome}, dead letters ${res.deadLetters}`)
         // The writer's own accounting is bounded by the budget whatever the process's RSS does.
         if (res.peakBufferedBytes > budget * 2 ** 20) throw new Error(`memory child: accounting peak ${res.peakBufferedBytes} bytes over the ${budget} MB budget`)
-        results.push({ ...res, mode, functionMb: opts.functionMb ?? LAMBDA_FUNCTION_MB, nodeArgs: `${lambda.args.join(' ')}; NODE_OPTIONS=${lambda.nodeOptions}` })
+        results.push({ ...res, mode, functionMb: opts.functionMb ?? LAMBDA_FUNCTION_MB, nodeArgs: `${lambda.args.join(' ')}; NODE_OPTIONS=${lambda.nodeOptions}${Object.entries(lambda.env).map(([k, v]) => `; ${k}=${v}`).join('')}` })
         log(`  budget ${budget} MB, ${mode}, run ${r + 1}/${opts.runs}: peak RSS ${res.peakRssMB} MB, ${res.files} files, ${res.ms} ms`)
       }
       for (const mode of opts.modes ?? ['floe']) {

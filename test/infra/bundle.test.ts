@@ -15,7 +15,7 @@ import { promisify } from 'node:util'
 import { ListObjectsV2Command } from '@aws-sdk/client-s3'
 import { App } from 'aws-cdk-lib'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { nodeOptions } from '../../infra/constructs/floe-function.js'
+import { nodeOptions, processEnvironment } from '../../infra/constructs/floe-function.js'
 import { FloeStack } from '../../infra/floe-stack.js'
 import { createTestBucket, createTestCatalogTable, createTestControlTable, testAws, uniqueName } from '../helpers/aws.js'
 import { MINIMAL } from './stack-fixture.js'
@@ -53,6 +53,7 @@ async function coldStart(asset: string, event: unknown, env: Record<string, stri
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('FLOE_') && !k.startsWith('NODE_') && !k.startsWith('VITEST')) base[k] = v
   // The NODE_OPTIONS the stack gives its functions: Node refuses to start on a flag it does not allow there.
   base.NODE_OPTIONS = nodeOptions(1024)
+  Object.assign(base, processEnvironment())
   // Run outside the repository, so nothing resolves from its node_modules: the bundle stands alone.
   const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: tmpdir(), env: { ...base, ...env }, timeout: 120_000, maxBuffer: 16 * 1024 * 1024 })
   const line = stdout.split('\n').find((l) => l.startsWith('FLOE_SMOKE '))

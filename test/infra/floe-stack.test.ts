@@ -249,6 +249,19 @@ describe('FloeStack', () => {
     expect(fnEnv(tuned, 'Writer').NODE_OPTIONS).toBe('--enable-source-maps --max-semi-space-size=16 --max-old-space-size=1593')
   })
 
+  it("sets glibc's mmap threshold (FLOE_MALLOC_MMAP_THRESHOLD_KB) in every function's environment, or leaves glibc's when 0", () => {
+    const MMAP = 'MALLOC_MMAP_THRESHOLD_'
+    const floe = resources(minimal, 'AWS::Lambda::Function').filter(([, f]) => (f.Properties.Environment?.Variables as Record<string, unknown> | undefined)?.POWERTOOLS_SERVICE_NAME)
+    expect(floe.length).toBeGreaterThanOrEqual(4)
+    for (const [id, f] of floe) expect({ id, v: (f.Properties.Environment.Variables as Record<string, unknown>)[MMAP] }).toEqual({ id, v: '65536' })
+    const off = synth({ ...MINIMAL, settings: { FLOE_MALLOC_MMAP_THRESHOLD_KB: '0' } })
+    expect(fnEnv(off, 'Writer')[MMAP]).toBeUndefined()
+    const tuned = synth({ ...MINIMAL, settings: { FLOE_MALLOC_MMAP_THRESHOLD_KB: '256' } })
+    expect(fnEnv(tuned, 'Writer')[MMAP]).toBe('262144')
+    // A bad value fails the synth, naming the key.
+    expect(() => synth({ ...MINIMAL, settings: { FLOE_MALLOC_MMAP_THRESHOLD_KB: 'lots' } })).toThrow(/FLOE_MALLOC_MMAP_THRESHOLD_KB/)
+  })
+
   it('functions: arm64, nodejs22.x, ESM bundle handler, log groups with retention', () => {
     for (const [, f] of resources(minimal, 'AWS::Lambda::Function')) {
       expect(f.Properties).toMatchObject({ Architectures: ['arm64'], Runtime: 'nodejs22.x', Handler: 'index.handler' })
