@@ -48,17 +48,25 @@ mark('deps')
 // once), so the generator's garbage is not in this process's RSS.
 const { event, records, jsonBytes } = env.BENCH_EVENT_FILE ? (JSON.parse(readFileSync(env.BENCH_EVENT_FILE, 'utf8')) as ReturnType<typeof memoryEvent>) : memoryEvent(tables, slots)
 mark('event')
+/** process.memoryUsage() in MB, parquet-wasm's linear memory beside it. */
+const usageMB = (m: NodeJS.MemoryUsage) => ({ ...Object.fromEntries(Object.entries(m).map(([k, v]) => [k, Math.round(v / 2 ** 20)])), wasm: Math.round(wasmMemory().buffer.byteLength / 2 ** 20) })
+/** What the RSS before the invocation is made of. */
+const usageBefore = usageMB(process.memoryUsage())
 const rssBefore = process.memoryUsage().rss
 // The process's highest RSS so far (module loading, the event's JSON.parse): maxRSS after the run counts it too.
 const maxRssBeforeMB = Math.round(process.resourceUsage().maxRSS / 1024)
 // Where the peak is: process.memoryUsage() sampled every 5 ms during the invocation (the timer
 // fires between the writer's awaits), the highest of each part kept.
 const peak = { rss: 0, heapUsed: 0, heapTotal: 0, external: 0, arrayBuffers: 0, wasm: 0 }
-/** When (ms into the invocation) the sampled RSS was highest. */
+/** When (ms into the invocation) the sampled RSS was highest, and the process's memory then: the RSS beyond the JS heap, external memory and wasm is native (malloc, code, stacks). */
 let peakRssAtMs = 0
+let usageAtPeak: ReturnType<typeof usageMB> | undefined
 const sample = () => {
   const m = process.memoryUsage()
-  if (m.rss > peak.rss) peakRssAtMs = Math.round(performance.now() - t0)
+  if (m.rss > peak.rss) {
+    peakRssAtMs = Math.round(performance.now() - t0)
+    usageAtPeak = usageMB(m)
+  }
   peak.rss = Math.max(peak.rss, m.rss)
   peak.heapUsed = Math.max(peak.heapUsed, m.heapUsed)
   peak.heapTotal = Math.max(peak.heapTotal, m.heapTotal)
@@ -117,6 +125,8 @@ console.log(
     baselineMB: baseline,
     sampledPeakMB: Object.fromEntries(Object.entries(peak).map(([k, v]) => [k, mb(v)])),
     heapLimitMB: mb(getHeapStatistics().heap_size_limit),
+    usageBeforeMB: usageBefore,
+    usageAtPeakMB: usageAtPeak,
     execArgv: process.execArgv.join(' '),
     after: { heapUsedMB: mb(after.heapUsed), heapTotalMB: mb(after.heapTotal), externalMB: mb(after.external), arrayBuffersMB: mb(after.arrayBuffers), rssMB: mb(after.rss) },
   }),
