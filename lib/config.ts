@@ -198,7 +198,7 @@ export const SETTINGS = {
    * environment; 0 leaves glibc's default). By default glibc raises its threshold (up to 32 MB)
    * each time such a block is freed, so Node's large buffers (Parquet output, Arrow IPC, request
    * bodies) come from the heap after the first few and stay resident once freed: the 1,200-file
-   * event's peak RSS was ~25 MB higher for it (docs/benchmarks.md "glibc's mmap threshold").
+   * event's peak RSS was ~30 MB higher for it (docs/benchmarks.md, "Issue 20, December 4").
    */
   FLOE_MALLOC_MMAP_THRESHOLD_KB: int(64, 0, 32_768),
   /**
