@@ -48,11 +48,13 @@ mark('deps')
 // once), so the generator's garbage is not in this process's RSS.
 const { event, records, jsonBytes } = env.BENCH_EVENT_FILE ? (JSON.parse(readFileSync(env.BENCH_EVENT_FILE, 'utf8')) as ReturnType<typeof memoryEvent>) : memoryEvent(tables, slots)
 mark('event')
+const mb = (x: number) => Math.round(x / 2 ** 20)
 /** process.memoryUsage() in MB, parquet-wasm's linear memory beside it. */
-const usageMB = (m: NodeJS.MemoryUsage) => ({ ...Object.fromEntries(Object.entries(m).map(([k, v]) => [k, Math.round(v / 2 ** 20)])), wasm: Math.round(wasmMemory().buffer.byteLength / 2 ** 20) })
+const usageMB = (m: NodeJS.MemoryUsage) => ({ ...Object.fromEntries(Object.entries(m).map(([k, v]) => [k, mb(v)])), wasm: mb(wasmMemory().buffer.byteLength) })
+const before = process.memoryUsage()
 /** What the RSS before the invocation is made of. */
-const usageBefore = usageMB(process.memoryUsage())
-const rssBefore = process.memoryUsage().rss
+const usageBefore = usageMB(before)
+const rssBefore = before.rss
 // The process's highest RSS so far (module loading, the event's JSON.parse): maxRSS after the run counts it too.
 const maxRssBeforeMB = Math.round(process.resourceUsage().maxRSS / 1024)
 // Where the peak is: process.memoryUsage() sampled every 5 ms during the invocation (the timer
@@ -100,7 +102,6 @@ clearInterval(sampler)
 sample()
 // Where the memory is after the invocation (before any GC): JS heap, and outside it (wasm, buffers).
 const after = process.memoryUsage()
-const mb = (x: number) => Math.round(x / 2 ** 20)
 const files = result.tables.reduce((n, t) => n + t.files, 0)
 console.log(
   JSON.stringify({
@@ -113,7 +114,7 @@ console.log(
     deadLetters: result.deadLetters,
     flushes: result.flushes,
     peakBufferedBytes: result.peakBufferedBytes,
-    rssBeforeMB: Math.round(rssBefore / 2 ** 20),
+    rssBeforeMB: mb(rssBefore),
     maxRssBeforeMB,
     // resourceUsage().maxRSS is in kilobytes.
     peakRssMB: Math.round(process.resourceUsage().maxRSS / 1024),
