@@ -57,7 +57,8 @@ export function compileArrowBuilder(schema: StructType, opts: ArrowBuildOptions 
     const childData = columns.map((col, c) => children[c]!.build(col, 0))
     const data = arrow.makeData({ type: rootType, length: rows.length, nullCount: 0, children: childData })
     const batch = new arrow.RecordBatch(arrowSchema, data)
-    return { table: new arrow.Table([batch]), stats: new Map(stats.map((s) => [s.id, { ...s }])), dictionary }
+    // The table keeps the compiled schema object (the batch's is a copy per batch), so ipc.ts encodes its message once.
+    return { table: new arrow.Table(arrowSchema, [batch]), stats: new Map(stats.map((s) => [s.id, { ...s }])), dictionary }
   }
 }
 

@@ -4,6 +4,8 @@ import { compileCoercer, type Coercer, type Row, type UnknownField } from './coe
 
 export { compileCoercer, describe, isInformative, type Coerced, type Coercer, type Row, type UnknownField } from './coerce.js'
 export { compileArrowBuilder, type ArrowBuild, type ArrowBuildOptions } from './arrow-build.js'
+export { footerLayout, type FooterLayout } from './footer.js'
+export { tableToStream } from './ipc.js'
 export type { LeafStats } from './columns.js'
 export { columnMetrics, columnSizes, metricsModes, splitOffsets, type ColumnMetrics } from './metrics.js'
 export { compressionOf, encodeParquet, integerColumns, type IntegerEncoding, parquetSettings, type EncodedParquet, type EncodeOptions, type ParquetSettings } from './parquet.js'

@@ -5,14 +5,15 @@
  * field ids), and Parquet's UUID logical type on uuid columns (uuid-footer.ts). Column metrics come from the arrays and the footer (metrics.ts).
  */
 import * as arrow from 'apache-arrow'
-import { parquetMetadata } from 'hyparquet'
 import { Compression, Encoding, Table as WasmTable, writeParquet, WriterPropertiesBuilder } from 'parquet-wasm/node'
 import { ConfigError } from '../../errors.js'
 import { isList, isMap, isStruct, type IcebergType, type NestedField, type StructType } from '../../schema/index.js'
 import { compileArrowBuilder } from './arrow-build.js'
+import { footerLayout } from './footer.js'
 import type { Row } from './coerce.js'
 import { columnMetrics, metricsModes, tracksBounds, type ColumnMetrics } from './metrics.js'
 import { fieldsKey, SharedCompiled } from './shared.js'
+import { tableToStream } from './ipc.js'
 import { tagUuidColumns, uuidFieldIds } from './uuid-footer.js'
 
 export interface EncodeOptions {
@@ -129,7 +130,7 @@ export async function encodeParquet(tableSchema: StructType, rows: Row[], opts: 
   const settings = parquetSettings(table, { ...opts, compression }, dictionary, opts.integerEncoding === 'delta' ? integers : [])
   const written = opts.writer ? await opts.writer(table, settings) : writeWithSettings(table, settings)
   const bytes = tagUuidColumns(written, uuidFieldIds(schema))
-  const footer = parquetMetadata(bytes)
+  const footer = footerLayout(bytes)
   return { bytes, recordCount: rows.length, metrics: columnMetrics(stats, footer, modes) }
 }
 
@@ -218,5 +219,5 @@ function writeWithSettings(table: arrow.Table, s: ParquetSettings): Uint8Array {
   if (s.rowGroupSize !== undefined) builder = builder.setMaxRowGroupSize(s.rowGroupSize)
   if (s.rowGroupBytes !== undefined) builder = builder.setMaxRowGroupBytes(s.rowGroupBytes)
   // writeParquet takes ownership of (and frees) both wasm objects.
-  return writeParquet(WasmTable.fromIPCStream(arrow.tableToIPC(table, 'stream')), builder.build())
+  return writeParquet(WasmTable.fromIPCStream(tableToStream(table)), builder.build())
 }

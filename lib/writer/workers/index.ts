@@ -7,8 +7,8 @@
  * thread builds the second piece's Arrow table while a worker encodes the first. Registration
  * stays on the main thread, in the same one fenced transaction.
  */
-import { tableToIPC, type Table } from 'apache-arrow'
-import type { ParquetSettings } from '../columnar/index.js'
+import type { Table } from 'apache-arrow'
+import { tableToStream, type ParquetSettings } from '../columnar/index.js'
 import { encodePool, type EncodePool } from './pool.js'
 
 export { EncodePool, encodePool, WORKER_SCRIPT } from './pool.js'
@@ -18,7 +18,7 @@ export const MIN_PIECE_ROWS = 2_000
 
 /** The `writer` of EncodeOptions that encodes on `pool`'s threads. */
 export function poolWriter(pool: EncodePool): (table: Table, settings: ParquetSettings) => Promise<Uint8Array> {
-  return (table, settings) => pool.encode(tableToIPC(table, 'stream'), settings)
+  return (table, settings) => pool.encode(tableToStream(table), settings)
 }
 
 /** What the sink needs from the split: the pool's writer and how to cut a buffer (undefined: workers off). */
