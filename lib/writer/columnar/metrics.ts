@@ -2,16 +2,16 @@
  * Iceberg column metrics of a data file (the manifest's value/null/NaN counts, bounds and column
  * sizes, keyed by field id), computed from the leaf statistics gathered while building the Arrow
  * arrays — parquet-wasm reports none — plus column sizes and split offsets read from the Parquet
- * footer (hyparquet's parquetMetadata). Modes per column follow Iceberg Java's MetricsConfig:
+ * footer (footer.ts here; hyparquet's parquetMetadata for compaction's streamed output). Modes per column follow Iceberg Java's MetricsConfig:
  * `write.metadata.metrics.column.<name>`, `write.metadata.metrics.default`, else truncate(16);
  * without an explicit default, only the first `write.metadata.metrics.max-inferred-column-defaults`
  * (100) leaf columns get the default and the rest `none`, as Java does for wide tables.
  * Fields inside lists and maps get counts but no bounds (no engine prunes on them).
  */
-import type { FileMetaData } from 'hyparquet'
 import { type BoundValue, boundsFor, metricsModeFor, METRICS_DEFAULT_PROPERTY, type MetricsMode, type DataFile } from '../../iceberg/index.js'
 import { type StructType, leafFields } from '../../schema/index.js'
 import type { LeafStats } from './columns.js'
+import type { FooterLayout } from './footer.js'
 
 export type ColumnMetrics = Pick<
   DataFile,
@@ -41,7 +41,7 @@ export const tracksBounds = (modes: Map<number, MetricsMode>) => (fieldId: numbe
 }
 
 /** The DataFile metric maps from leaf statistics and the file footer. */
-export function columnMetrics(stats: Map<number, LeafStats>, footer: FileMetaData | undefined, modes: Map<number, MetricsMode>): ColumnMetrics {
+export function columnMetrics(stats: Map<number, LeafStats>, footer: FooterLayout | undefined, modes: Map<number, MetricsMode>): ColumnMetrics {
   const valueCounts = new Map<number, number>()
   const nullValueCounts = new Map<number, number>()
   const nanValueCounts = new Map<number, number>()
@@ -67,7 +67,7 @@ export function columnMetrics(stats: Map<number, LeafStats>, footer: FileMetaDat
 }
 
 /** Compressed bytes per leaf field id, summed over row groups (Iceberg Java's column_sizes). */
-export function columnSizes(footer: FileMetaData): Map<number, number> {
+export function columnSizes(footer: FooterLayout): Map<number, number> {
   const leafIds = footer.schema.filter((e) => !e.num_children).map((e) => e.field_id)
   const sizes = new Map<number, number>()
   for (const rg of footer.row_groups) {
@@ -82,7 +82,7 @@ export function columnSizes(footer: FileMetaData): Map<number, number> {
 }
 
 /** Start offset of each row group (where a reader may split the file), ascending. */
-export function splitOffsets(footer: FileMetaData): number[] {
+export function splitOffsets(footer: FooterLayout): number[] {
   return footer.row_groups
     .map((rg) => {
       const first = rg.columns[0]?.meta_data
