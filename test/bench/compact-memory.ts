@@ -3,7 +3,7 @@
  * rewriteGroup: ranged reads → row windows → streaming Parquet writer → part-wise upload) over
  * input at least 10× FLOE_COMPACT_MEMORY_MB, reporting the ledger's peak (what compaction
  * accounts for, asserted ≤ the bound) and the process's peak RSS growth (sampled every 10 ms and
- * the kernel's maxRSS) beside the bound. Two steps, so the generator's memory is not reused:
+ * the kernel's peak, peak-rss.ts) beside the bound. Two steps, so the generator's memory is not reused:
  *
  *   node --import tsx test/bench/compact-memory.ts --generate DIR [--input-mb 640] [--file-mb 48]
  *   node --expose-gc --import tsx test/bench/compact-memory.ts --compact DIR [--bound-mb 64] [--target-mb 256] [--chunk-mb 2]
@@ -29,6 +29,7 @@ import { rewriteGroup } from '../../lib/maintenance/compact.js'
 import { rangedFile } from '../../lib/maintenance/read-rows.js'
 import { encodeStreamed } from '../../lib/maintenance/write-rows.js'
 import { SCHEMA } from '../maintenance/context.js'
+import { peakRssBytes } from './peak-rss.js'
 
 const { values } = parseArgs({
   options: {
@@ -110,7 +111,7 @@ async function compact(dir: string) {
     if (process.env.BENCH_VERBOSE) console.error(`group ${g.inputs.length} files: ledger peak ${(budget.peak / MB).toFixed(1)} MB, wasm growth ${(budget.wasmGrowth / MB).toFixed(1)} MB`)
   }
   clearInterval(sampler)
-  const peakRss = Math.max(sampled, process.resourceUsage().maxRSS * 1024)
+  const peakRss = Math.max(sampled, peakRssBytes())
   const r = (n: number) => Math.round((n / MB) * 10) / 10
   const result = {
     boundMB: r(bound),

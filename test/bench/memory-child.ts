@@ -12,6 +12,7 @@ import { loadConfig } from '../../lib/config.js'
 import { createWriterDeps } from '../../lib/writer/deps.js'
 import { writeBatch } from '../../lib/writer/pipeline.js'
 import { memoryEvent, memoryRoutes } from './memory-data.js'
+import { peakRssBytes } from './peak-rss.js'
 
 const env = process.env
 /** RSS (after a full GC) at each step before the invocation: what the process holds without the writer. */
@@ -55,8 +56,8 @@ const before = process.memoryUsage()
 /** What the RSS before the invocation is made of. */
 const usageBefore = usageMB(before)
 const rssBefore = before.rss
-// The process's highest RSS so far (module loading, the event's JSON.parse): maxRSS after the run counts it too.
-const maxRssBeforeMB = Math.round(process.resourceUsage().maxRSS / 1024)
+// The process's highest RSS so far (module loading, the event's JSON.parse): the peak after the run counts it too.
+const maxRssBeforeMB = mb(peakRssBytes())
 // Where the peak is: process.memoryUsage() sampled every 5 ms during the invocation (the timer
 // fires between the writer's awaits), the highest of each part kept.
 const peak = { rss: 0, heapUsed: 0, heapTotal: 0, external: 0, arrayBuffers: 0, wasm: 0 }
@@ -80,14 +81,14 @@ const sample = () => {
 // first time the JS heap in use passes n MB, to see what the peak is made of.
 let snapshotAt = Number(env.BENCH_SNAPSHOT_MB ?? Infinity)
 const t0 = performance.now()
-/** Each rise of the process's maxRSS by ≥ 4 MB between two ticks: [ms into the invocation, ms since the tick before, MB]. */
+/** Each rise of the process's peak RSS (peak-rss.ts) by ≥ 4 MB between two ticks: [ms into the invocation, ms since the tick before, MB]. */
 const rises: number[][] = []
 let lastMax = 0
 let lastTick = 0
 const sampler = setInterval(() => {
   sample()
   const now = performance.now() - t0
-  const max = Math.round(process.resourceUsage().maxRSS / 1024)
+  const max = mb(peakRssBytes())
   if (max - lastMax >= 4) rises.push([Math.round(now), Math.round(now - lastTick), max])
   lastMax = Math.max(lastMax, max)
   lastTick = now
@@ -116,8 +117,7 @@ console.log(
     peakBufferedBytes: result.peakBufferedBytes,
     rssBeforeMB: mb(rssBefore),
     maxRssBeforeMB,
-    // resourceUsage().maxRSS is in kilobytes.
-    peakRssMB: Math.round(process.resourceUsage().maxRSS / 1024),
+    peakRssMB: mb(peakRssBytes()),
     ms: Math.round(ms),
     peakRssAtMs,
     maxRssRises: rises.slice(-8),

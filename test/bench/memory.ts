@@ -1,6 +1,6 @@
 /**
- * Writer memory: peak RSS of one writer invocation (a child process per budget, so maxRSS is
- * that invocation's alone) handling one 6 MB event of 200-column records fanned out to
+ * Writer memory: peak RSS of one writer invocation (a child process per budget, so its peak,
+ * VmHWM (peak-rss.ts), is that invocation's alone) handling one 6 MB event of 200-column records fanned out to
  * `tables` × `slots` (table, partition) buffers, at each FLOE_MEMORY_BUDGET_MB. The tables are
  * created first by a warm-up invocation in this process, as a running pipeline would have them.
  *
