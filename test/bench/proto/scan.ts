@@ -274,17 +274,43 @@ class BooleanColumn implements Column {
   }
 }
 
-/** A string: its UTF-8 bytes copied as they are after checking them, escapes decoded (anything malformed: -1). */
-class StringColumn implements Column {
+/** Offsets and validity of a variable-length column (strings, lists): where each value ends, and whether it is null. */
+class Spans {
   length = 0
-  bytes = new Uint8Array(1024)
   offsets = new Int32Array(129)
   valid = new Validity()
+  /** Where the next value starts. */
+  get end(): number {
+    return this.offsets[this.length]!
+  }
+  close(end: number, valid: boolean): void {
+    const k = this.length++
+    if (k + 2 > this.offsets.length) this.offsets = grow(this.offsets, k + 2)
+    this.offsets[k + 1] = valid ? end : this.offsets[k]!
+    this.valid.set(k, valid)
+  }
+  /** makeData's fields for these spans. */
+  layout(): { length: number; nullCount: number; nullBitmap: Uint8Array; valueOffsets: Int32Array } {
+    const n = this.length
+    return { length: n, nullCount: this.valid.nulls, nullBitmap: this.valid.bits.slice(0, (n + 7) >> 3), valueOffsets: this.offsets.slice(0, n + 1) }
+  }
+  reset(): void {
+    this.length = 0
+    this.valid.reset()
+  }
+}
+
+/** A string: its UTF-8 bytes copied as they are after checking them, escapes decoded (anything malformed: -1). */
+class StringColumn implements Column {
+  bytes = new Uint8Array(1024)
+  spans = new Spans()
   constructor(readonly field: arrow.Field) {}
+  get length(): number {
+    return this.spans.length
+  }
   value(b: Uint8Array, i: number): number {
     if (b[i] !== QUOTE) return -1
-    const k = this.length++
-    let pos = this.offsets[k]!
+    let pos = this.spans.end
     i++
     // The value's UTF-8 is never longer than what is left of the record (an escape shrinks): one capacity check per value.
     if (pos + b.length - i > this.bytes.length) this.bytes = grow(this.bytes, pos + b.length - i)
@@ -308,24 +334,17 @@ class StringColumn implements Column {
       for (let j = 0; j < n; j++) this.bytes[pos++] = b[i + j]!
       i += n
     }
-    if (k + 2 > this.offsets.length) this.offsets = grow(this.offsets, k + 2)
-    this.offsets[k + 1] = pos
-    this.valid.set(k, true)
+    this.spans.close(pos, true)
     return i + 1
   }
   null(): void {
-    const k = this.length++
-    if (k + 2 > this.offsets.length) this.offsets = grow(this.offsets, k + 2)
-    this.offsets[k + 1] = this.offsets[k]!
-    this.valid.set(k, false)
+    this.spans.close(0, false)
   }
   data(): arrow.Data {
-    const n = this.length
-    return arrow.makeData({ type: this.field.type as arrow.Utf8, length: n, nullCount: this.valid.nulls, nullBitmap: this.valid.bits.slice(0, (n + 7) >> 3), valueOffsets: this.offsets.slice(0, n + 1), data: this.bytes.slice(0, this.offsets[n]!) })
+    return arrow.makeData({ type: this.field.type as arrow.Utf8, ...this.spans.layout(), data: this.bytes.slice(0, this.spans.end) })
   }
   reset(): void {
-    this.length = 0
-    this.valid.reset()
+    this.spans.reset()
   }
 }
 
@@ -400,10 +419,11 @@ function escapeAt(b: Uint8Array, i: number, out: Uint8Array, pos: number): numbe
 
 /** A list: `[` elements `]`, the element column filled as it goes. */
 class ListColumn implements Column {
-  length = 0
-  offsets = new Int32Array(129)
-  valid = new Validity()
+  spans = new Spans()
   constructor(readonly field: arrow.Field, readonly element: Column) {}
+  get length(): number {
+    return this.spans.length
+  }
   value(b: Uint8Array, i: number): number {
     if (b[i] !== 0x5b) return -1
     i = skip(b, i + 1)
@@ -420,25 +440,17 @@ class ListColumn implements Column {
         i = skip(b, i + 1)
       }
     }
-    const k = this.length++
-    if (k + 2 > this.offsets.length) this.offsets = grow(this.offsets, k + 2)
-    this.offsets[k + 1] = this.element.length
-    this.valid.set(k, true)
+    this.spans.close(this.element.length, true)
     return i + 1
   }
   null(): void {
-    const k = this.length++
-    if (k + 2 > this.offsets.length) this.offsets = grow(this.offsets, k + 2)
-    this.offsets[k + 1] = this.offsets[k]!
-    this.valid.set(k, false)
+    this.spans.close(0, false)
   }
   data(): arrow.Data {
-    const n = this.length
-    return arrow.makeData({ type: this.field.type as arrow.List, length: n, nullCount: this.valid.nulls, nullBitmap: this.valid.bits.slice(0, (n + 7) >> 3), valueOffsets: this.offsets.slice(0, n + 1), child: this.element.data() })
+    return arrow.makeData({ type: this.field.type as arrow.List, ...this.spans.layout(), child: this.element.data() })
   }
   reset(): void {
-    this.length = 0
-    this.valid.reset()
+    this.spans.reset()
     this.element.reset()
   }
 }
