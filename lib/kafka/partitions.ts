@@ -22,12 +22,17 @@ export interface EventPartition {
 /** The distinct partitions of a batch, in first-seen order. */
 export function eventPartitions(records: readonly KafkaRecord[]): EventPartition[] {
   const byKey = new Map<string, EventPartition>()
-  for (const r of records) {
-    const key = partitionKey(r.topic, r.partition)
-    let p = byKey.get(key)
-    if (p === undefined) {
-      p = { topic: r.topic, partition: r.partition, key, firstOffset: undefined, lastOffset: undefined, records: 0, maxTimestamp: undefined }
-      byKey.set(key, p)
+  let p: EventPartition | undefined
+  for (let i = 0; i < records.length; i++) {
+    const r = records[i]!
+    // Records come grouped by partition: the key string is built once per run of them, not per record.
+    if (p === undefined || p.topic !== r.topic || p.partition !== r.partition) {
+      const key = partitionKey(r.topic, r.partition)
+      p = byKey.get(key)
+      if (p === undefined) {
+        p = { topic: r.topic, partition: r.partition, key, firstOffset: undefined, lastOffset: undefined, records: 0, maxTimestamp: undefined }
+        byKey.set(key, p)
+      }
     }
     p.records++
     if (r.offset >= 0n) {

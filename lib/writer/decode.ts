@@ -45,7 +45,9 @@ export async function decodeRecords(
   let pkey = ''
   let pkeyOf: KafkaRecord | undefined
   let cp: bigint | undefined
-  for (const record of records) {
+  // Indexed: for…of allocated an iterator result per record in this async function.
+  for (let i = 0; i < records.length; i++) {
+    const record = records[i]!
     // Records come grouped by partition: the key string and its checkpoint are looked up once per run, not per record.
     if (pkeyOf === undefined || pkeyOf.topic !== record.topic || pkeyOf.partition !== record.partition) {
       pkey = partitionKey(record.topic, record.partition)

@@ -125,11 +125,16 @@ function fitsRecord(v: Record<string, unknown>): boolean {
   // Decoded with its layout (lib/codec json-wide.ts): its keys and values are not read again.
   const laid = layoutOf(v)
   if (laid !== undefined) return fitsShape(shapeOf(laid.keys), laid.values)
-  const keys = Object.keys(v)
-  const n = keys.length
-  if (n >= WIDE_KEYS) return fitsWide(v, keys)
-  for (let i = 0; i < n; i++) {
-    const key = keys[i]!
+  // for…in, not Object.keys: no array per record (a narrow record's keys come from V8's enum cache).
+  const { values, leaves } = walk
+  let n = 0
+  for (const key in v) {
+    if (++n >= WIDE_KEYS) {
+      // Wide after all: walked again as a layout, counted from where this record started.
+      walk.values = values
+      walk.leaves = leaves
+      return fitsWide(v, Object.keys(v))
+    }
     if (key.length > walk.maxName || !isWellFormed(key) || !fits(v[key], 1)) return false
   }
   return true

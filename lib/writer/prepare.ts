@@ -65,7 +65,8 @@ export async function prepareTables(tables: TableSet, items: Item[], heap?: Heap
 export async function decodeKeys(deps: WriterDeps, tables: TableSet, items: Item[]): Promise<void> {
   const decoders = deps.decoders
   if (decoders.decodeKey === undefined || decoders.keyFormat === undefined) return
-  for (const item of items) {
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i]!
     const { record } = item
     if (item.dead || record.key === null || decoders.keyFormat(record.topic) === undefined) continue
     if (!item.tables.some((t) => tables.wantsKeyText(t))) continue

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { DEFAULT_LIMITS } from '../../lib/config.js'
 import { checkRecord, recordColumns } from '../../lib/writer/guard.js'
+import { layoutOf, WIDE_KEYS } from '../../lib/writer/columnar/layout.js'
 
 const check = (v: Record<string, unknown>, declared = false) => checkRecord(v, DEFAULT_LIMITS, { declared })
 
@@ -25,6 +26,17 @@ describe('checkRecord', () => {
   it('refuses infinite numbers only where the format has no such value (JSON), not in Avro', () => {
     expect(check({ n: Infinity })).toMatch(/field 'n' is Infinity/)
     expect(check({ n: -Infinity }, true)).toBeUndefined()
+  })
+
+  it('judges a wide record found by walking it (not decoded with its layout) by its own columns, once', () => {
+    // The walk meets WIDE_KEYS keys, then reads the record again as a layout: counted from the
+    // record's start, 200 columns fit a limit of 200 and the record keeps the layout it was read as.
+    const wide = Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`c${i}`, i]))
+    expect(WIDE_KEYS).toBeLessThan(200)
+    expect(checkRecord(wide, { ...DEFAULT_LIMITS, maxColumns: 200 }, { declared: false })).toBeUndefined()
+    expect(layoutOf(wide)?.keys).toEqual(Object.keys(wide))
+    const wider = { ...wide, c200: 1 }
+    expect(checkRecord(wider, { ...DEFAULT_LIMITS, maxColumns: 200 }, { declared: false })).toMatch(/more than FLOE_MAX_COLUMNS=200 columns/)
   })
 
   it('stops early: 100,000 empty objects are refused without walking them all', () => {
