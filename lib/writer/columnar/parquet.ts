@@ -212,7 +212,7 @@ export function parquetSettings(table: arrow.Table, opts: EncodeOptions = {}, di
   return settings
 }
 
-function writeWithSettings(table: arrow.Table, s: ParquetSettings): Uint8Array {
+export function writeWithSettings(table: arrow.Table, s: ParquetSettings): Uint8Array {
   let builder = new WriterPropertiesBuilder().setCompression(s.compression).setCreatedBy(s.createdBy).setDictionaryEnabled(false)
   for (const name of s.dictionary) builder = builder.setColumnDictionaryEnabled(name, true)
   for (const name of s.delta) builder = builder.setColumnEncoding(name, Encoding.DELTA_BINARY_PACKED)

@@ -24,12 +24,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
-import type * as arrow from 'apache-arrow'
-import { Table as WasmTable, writeParquet, WriterPropertiesBuilder } from 'parquet-wasm/node'
 import { ensureCatalogTable, ensureControlTable } from '../../../lib/local/init.js'
 import { logger } from '../../../lib/log.js'
 import { inferSchema, type StructType } from '../../../lib/schema/index.js'
-import { compileCoercer, encodeParquet, footerLayout, parquetSettings, tableToStream, type ParquetSettings } from '../../../lib/writer/columnar/index.js'
+import { compileCoercer, encodeParquet, footerLayout, parquetSettings, writeWithSettings } from '../../../lib/writer/columnar/index.js'
 import { localAws, round } from '../common.js'
 import { eventOf, makeDataset, narrowRecord, type Dataset } from '../data.js'
 import { profile, type ProfileSummary } from '../profile.js'
@@ -63,13 +61,6 @@ function eventValues(payload: Buffer, buffer: { bytes: Buffer }): Uint8Array[] {
   return out
 }
 
-/** One Parquet file of `table` as the writer encodes it (writeWithSettings in lib/writer/columnar/parquet.ts). */
-function parquetOf(table: arrow.Table, s: ParquetSettings): Uint8Array {
-  let builder = new WriterPropertiesBuilder().setCompression(s.compression).setCreatedBy(s.createdBy).setDictionaryEnabled(false)
-  for (const name of s.dictionary) builder = builder.setColumnDictionaryEnabled(name, true)
-  return writeParquet(WasmTable.fromIPCStream(tableToStream(table)), builder.build())
-}
-
 function compositions(schema: StructType): Record<'scanner' | 'present', (ds: Dataset) => Promise<number>> {
   const scan = compileScanner(schema)
   const coerce = compileCoercer(schema, { table: 'bench.scan-path' })
@@ -80,7 +71,7 @@ function compositions(schema: StructType): Record<'scanner' | 'present', (ds: Da
       let bytes = 0
       for (const payload of ds.payloads) {
         const table = scan(eventValues(payload, buffer))
-        const file = parquetOf(table, parquetSettings(table))
+        const file = writeWithSettings(table, parquetSettings(table))
         bytes += footerLayout(file).row_groups.length > 0 ? file.length : 0
       }
       return bytes
