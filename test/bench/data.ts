@@ -76,7 +76,7 @@ export const firstEvents = (ds: Dataset, events: number): Dataset => ({ ...ds, p
 const enc = new TextEncoder()
 
 /** `count` records spread round-robin over `partitions` Kafka partitions of `topic`. */
-export function makeDataset(name: string, count: number, make: (i: number) => Record<string, unknown>, opts: { topic?: string; partitions?: number } = {}): Dataset {
+export function makeDataset(name: string, count: number, make: (i: number) => Record<string, unknown>, opts: { topic?: string; partitions?: number; maxEventBytes?: number } = {}): Dataset {
   const topic = opts.topic ?? 'bench'
   const partitions = opts.partitions ?? 1
   const lines: string[] = []
@@ -93,7 +93,7 @@ export function makeDataset(name: string, count: number, make: (i: number) => Re
   }
   const payloads: Buffer[] = []
   const eventRecords: number[] = []
-  for (const batch of cutBatches(log)) {
+  for (const batch of cutBatches(log, opts.maxEventBytes)) {
     payloads.push(Buffer.from(JSON.stringify(buildEvent(batch))))
     eventRecords.push(batch.length)
   }
