@@ -212,6 +212,7 @@ export function parquetSettings(table: arrow.Table, opts: EncodeOptions = {}, di
   return settings
 }
 
+/** `table` as one Parquet file with `s` applied (parquet-wasm; the encode worker applies them the same way). */
 export function writeWithSettings(table: arrow.Table, s: ParquetSettings): Uint8Array {
   let builder = new WriterPropertiesBuilder().setCompression(s.compression).setCreatedBy(s.createdBy).setDictionaryEnabled(false)
   for (const name of s.dictionary) builder = builder.setColumnDictionaryEnabled(name, true)

@@ -1,8 +1,9 @@
 /**
  * The real writer path (writeBatch, as the bench's throughput section runs it) alone, with a CPU
  * profile: `npx tsx test/bench/proto/real-path.ts [--narrow 100000] [--wide 10000] [--runs 2]
- * [--profile-file F] [--event-kb 6144]`. `--event-kb`: the events' largest payload (smaller
- * events, more of them: the writer's CPU per event beyond its records, by difference). Prints records per CPU-second of each run and the profile's top entries.
+ * [--profile-file F] [--event-kb 6144]`. Prints records per CPU-second of each run and the
+ * profile's top entries. `--event-kb`: the events' largest payload (smaller events, more of them:
+ * the writer's CPU per event beyond its records, by difference).
  */
 import { parseArgs } from 'node:util'
 import { ensureCatalogTable, ensureControlTable } from '../../../lib/local/init.js'
