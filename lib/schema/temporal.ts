@@ -98,12 +98,6 @@ export function daysFromCivil(y: number, m: number, d: number): number {
   return era * 146097 + doe - 719468
 }
 
-const digit = (s: string, i: number): number => {
-  const c = s.charCodeAt(i) - 48
-  return c >= 0 && c <= 9 ? c : NaN
-}
-const two = (s: string, i: number): number => digit(s, i) * 10 + digit(s, i + 1)
-
 /**
  * Microseconds since the epoch of the common shape `YYYY-MM-DDTHH:MM:SS[.f…]Z|±HH:MM` (what
  * JSON producers emit), parsed by character codes; `undefined` for anything else, which then
@@ -112,24 +106,50 @@ const two = (s: string, i: number): number => digit(s, i) * 10 + digit(s, i + 1)
  * refuses it there, never floors it).
  */
 export function fastIsoMicros(s: string): number | undefined {
-  const n = s.length
-  if (n < 20 || s.charCodeAt(4) !== 45 || s.charCodeAt(7) !== 45 || s.charCodeAt(13) !== 58 || s.charCodeAt(16) !== 58) return undefined
-  const sep = s.charCodeAt(10)
+  return isoMicrosOf(s, 0, s.length, stringCode)
+}
+
+/**
+ * fastIsoMicros of the ASCII text `b[start..end)` read as bytes, so a JSON scanner reads a
+ * timestamp without making a string of it (lib/writer/columnar/scan-numbers.ts).
+ */
+export function fastIsoMicrosBytes(b: Uint8Array, start: number, end: number): number | undefined {
+  return isoMicrosOf(b, start, end, byteCode)
+}
+
+type CodeAt<T> = (t: T, i: number) => number
+const stringCode: CodeAt<string> = (s, i) => s.charCodeAt(i)
+const byteCode: CodeAt<Uint8Array> = (b, i) => b[i] ?? NaN
+
+/** A digit's value at `start + i` of `t`, NaN for anything else (or past the end). */
+function dig<T>(t: T, code: CodeAt<T>, i: number): number {
+  const c = code(t, i) - 48
+  return c >= 0 && c <= 9 ? c : NaN
+}
+
+const pair = <T>(t: T, code: CodeAt<T>, i: number): number => dig(t, code, i) * 10 + dig(t, code, i + 1)
+
+/** fastIsoMicros over `t[start..end)`, whatever holds the characters (`code` reads one; NaN past the end). No closure per call. */
+function isoMicrosOf<T>(t: T, start: number, end: number, code: CodeAt<T>): number | undefined {
+  const n = end - start
+  const o = start
+  if (n < 20 || code(t, o + 4) !== 45 || code(t, o + 7) !== 45 || code(t, o + 13) !== 58 || code(t, o + 16) !== 58) return undefined
+  const sep = code(t, o + 10)
   if (sep !== 84 && sep !== 32) return undefined
-  const y = two(s, 0) * 100 + two(s, 2)
-  const mo = two(s, 5)
-  const d = two(s, 8)
-  const h = two(s, 11)
-  const mi = two(s, 14)
-  const sec = two(s, 17)
+  const y = pair(t, code, o + 0) * 100 + pair(t, code, o + 2)
+  const mo = pair(t, code, o + 5)
+  const d = pair(t, code, o + 8)
+  const h = pair(t, code, o + 11)
+  const mi = pair(t, code, o + 14)
+  const sec = pair(t, code, o + 17)
   if (!(mo >= 1 && mo <= 12 && d >= 1 && d <= DAYS_IN_MONTH[mo - 1]! && h <= 23 && mi <= 59 && sec <= 59)) return undefined
   if (mo === 2 && d === 29 && !(y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0))) return undefined
   let i = 19
   let micros = 0
-  if (s.charCodeAt(i) === 46) {
+  if (code(t, o + i) === 46) {
     let k = 0
     for (i++; i < n; i++, k++) {
-      const c = digit(s, i)
+      const c = dig(t, code, o + i)
       if (Number.isNaN(c)) break
       if (k < 6) micros = micros * 10 + c
       else if (c !== 0) return undefined
@@ -138,11 +158,11 @@ export function fastIsoMicros(s: string): number | undefined {
     for (; k < 6; k++) micros *= 10
   }
   let offset = 0
-  const z = s.charCodeAt(i)
+  const z = code(t, o + i)
   if ((z === 90 || z === 122) && i === n - 1) offset = 0
-  else if ((z === 43 || z === 45) && i === n - 6 && s.charCodeAt(i + 3) === 58) {
-    const oh = two(s, i + 1)
-    const om = two(s, i + 4)
+  else if ((z === 43 || z === 45) && i === n - 6 && code(t, o + i + 3) === 58) {
+    const oh = pair(t, code, o + i + 1)
+    const om = pair(t, code, o + i + 4)
     if (!(oh <= 18 && om <= 59)) return undefined
     offset = (z === 45 ? -1 : 1) * (oh * 60 + om)
   } else return undefined

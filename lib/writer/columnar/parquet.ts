@@ -8,7 +8,7 @@ import * as arrow from 'apache-arrow'
 import { Compression, Encoding, Table as WasmTable, writeParquet, WriterPropertiesBuilder } from 'parquet-wasm/node'
 import { ConfigError } from '../../errors.js'
 import { isList, isMap, isStruct, type IcebergType, type NestedField, type StructType } from '../../schema/index.js'
-import { compileArrowBuilder } from './arrow-build.js'
+import { compileArrowBuilder, type ArrowBuild } from './arrow-build.js'
 import { footerLayout } from './footer.js'
 import type { Row } from './coerce.js'
 import { columnMetrics, metricsModes, tracksBounds, type ColumnMetrics } from './metrics.js'
@@ -123,15 +123,23 @@ function compiledFor(tableSchema: StructType, properties: Record<string, string>
 
 /** Encode rows that already match `schema` (coerce.ts output) as one Parquet file. */
 export async function encodeParquet(tableSchema: StructType, rows: Row[], opts: EncodeOptions = {}): Promise<EncodedParquet> {
+  return encodeBuilt(tableSchema, compiledFor(tableSchema, opts.properties ?? NO_PROPERTIES).build(rows), opts)
+}
+
+/**
+ * Encode Arrow data built for `tableSchema` — by compileArrowBuilder from coerced rows, or by a
+ * scanner (scan.ts) from records' bytes — as one Parquet file with its metrics.
+ */
+export async function encodeBuilt(tableSchema: StructType, built: ArrowBuild, opts: EncodeOptions = {}): Promise<EncodedParquet> {
   const properties = opts.properties ?? NO_PROPERTIES
-  const { schema, modes, build, integers } = compiledFor(tableSchema, properties)
-  const { table, stats, dictionary } = build(rows)
+  const { schema, modes, integers } = compiledFor(tableSchema, properties)
+  const { table, stats, dictionary } = built
   const compression = opts.compression ?? properties['write.parquet.compression-codec']
   const settings = parquetSettings(table, { ...opts, compression }, dictionary, opts.integerEncoding === 'delta' ? integers : [])
   const written = opts.writer ? await opts.writer(table, settings) : writeWithSettings(table, settings)
   const bytes = tagUuidColumns(written, uuidFieldIds(schema))
   const footer = footerLayout(bytes)
-  return { bytes, recordCount: rows.length, metrics: columnMetrics(stats, footer, modes) }
+  return { bytes, recordCount: table.numRows, metrics: columnMetrics(stats, footer, modes) }
 }
 
 /**
@@ -172,7 +180,7 @@ function writableType(t: IcebergType): IcebergType | undefined {
 }
 
 /** Values sampled per string column to judge its cardinality. */
-const DICTIONARY_SAMPLE = 2_000
+export const DICTIONARY_SAMPLE = 2_000
 /** A string column keeps dictionary encoding when fewer than this share of sampled values are distinct. */
 const DICTIONARY_MAX_DISTINCT = 0.5
 

@@ -1,7 +1,7 @@
 /**
- * What a writer built on the byte scanner (scanner.ts) could reach at best (issue 20, narrow):
- * the steps from an MSK event to a Parquet file's bytes composed, nothing else — no routing,
- * guard, checkpoints, S3, DynamoDB or metrics — against DuckDB's NDJSON → Parquet of the same
+ * What a writer built on the byte scanner (lib/writer/columnar/scan.ts) could reach at best (issue 20, narrow):
+ * the steps from an MSK event to a Parquet file's bytes and metrics composed, nothing else — no
+ * routing, checkpoints, S3 or DynamoDB — against DuckDB's NDJSON → Parquet of the same
  * records and, for scale, the same composition with Floe's present stages and the real writer
  * (writeBatch against DynamoDB Local and s3rver, as the bench's throughput section runs it).
  * Interleaved, CPU of this process, best of `--runs`:
@@ -16,9 +16,9 @@
  *
  * Per event, both compositions: the runtime's `JSON.parse` of the event (data.ts `eventOf`),
  * every value's base64 into one event-sized buffer, one table of the event's records, its
- * Parquet settings (parquetSettings, the writer's), Arrow IPC → parquet-wasm, the footer read
- * (footerLayout). `scanner`: bytes → Arrow columns. `present`: strict UTF-8, `JSON.parse`, the
- * compiled coercer and Arrow builder (encodeParquet, which also computes the column metrics).
+ * Parquet settings, Arrow IPC → parquet-wasm, the footer read and the column metrics (the writer's
+ * encodeBuilt). `scanner`: bytes → Arrow columns and statistics. `present`: strict UTF-8,
+ * `JSON.parse`, the compiled coercer and Arrow builder (encodeParquet).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -27,13 +27,13 @@ import { parseArgs } from 'node:util'
 import { ensureCatalogTable, ensureControlTable } from '../../../lib/local/init.js'
 import { logger } from '../../../lib/log.js'
 import { inferSchema, type StructType } from '../../../lib/schema/index.js'
-import { compileCoercer, encodeParquet, footerLayout, parquetSettings, writeWithSettings } from '../../../lib/writer/columnar/index.js'
+import { DEFAULT_LIMITS } from '../../../lib/config.js'
+import { compileCoercer, compileTableScanner, encodeBuilt, encodeParquet } from '../../../lib/writer/columnar/index.js'
 import { localAws, round } from '../common.js'
 import { eventOf, makeDataset, narrowRecord, type Dataset } from '../data.js'
 import { profile, type ProfileSummary } from '../profile.js'
 import { allocations } from './allocations.js'
 import { duckdbRun, profileWriter } from '../throughput.js'
-import { compileScanner } from './scanner.js'
 
 const { values: args } = parseArgs({ options: { records: { type: 'string', default: '200000' }, runs: { type: 'string', default: '3' }, real: { type: 'string', default: 'true' }, profile: { type: 'string', default: 'false' }, allocations: { type: 'string', default: 'false' } } })
 const count = Number(args.records)
@@ -62,7 +62,7 @@ function eventValues(payload: Buffer, buffer: { bytes: Buffer }): Uint8Array[] {
 }
 
 function compositions(schema: StructType): Record<'scanner' | 'present', (ds: Dataset) => Promise<number>> {
-  const scan = compileScanner(schema)
+  const scanner = compileTableScanner(schema, {}, DEFAULT_LIMITS)!
   const coerce = compileCoercer(schema, { table: 'bench.scan-path' })
   const utf8 = new TextDecoder('utf-8', { fatal: true })
   const buffer = { bytes: Buffer.alloc(0) }
@@ -70,9 +70,8 @@ function compositions(schema: StructType): Record<'scanner' | 'present', (ds: Da
     scanner: async (ds) => {
       let bytes = 0
       for (const payload of ds.payloads) {
-        const table = scan(eventValues(payload, buffer))
-        const file = writeWithSettings(table, parquetSettings(table))
-        bytes += footerLayout(file).row_groups.length > 0 ? file.length : 0
+        for (const value of eventValues(payload, buffer)) if (!scanner.add(value)) throw new Error('the scanner gave up a bench record')
+        bytes += (await encodeBuilt(schema, scanner.build())).bytes.length
       }
       return bytes
     },

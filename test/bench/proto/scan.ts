@@ -1,5 +1,5 @@
 /**
- * The byte scanner (scanner.ts) against Floe's present stages for the same bytes: same values,
+ * The byte scanner (lib/writer/columnar/scan.ts) against Floe's present stages for the same bytes: same values,
  * CPU per record of each, best of `--runs`, in event-sized chunks:
  *
  *   npx tsx test/bench/proto/scan.ts [--records 200000] [--chunk 13830] [--runs 5]
@@ -7,9 +7,9 @@
 import { parseArgs } from 'node:util'
 import type * as arrow from 'apache-arrow'
 import { inferSchema } from '../../../lib/schema/index.js'
-import { compileArrowBuilder, compileCoercer } from '../../../lib/writer/columnar/index.js'
+import { DEFAULT_LIMITS } from '../../../lib/config.js'
+import { compileArrowBuilder, compileCoercer, compileScanner } from '../../../lib/writer/columnar/index.js'
 import { narrowRecord } from '../data.js'
-import { compileScanner } from './scanner.js'
 
 const { values: args } = parseArgs({ options: { records: { type: 'string', default: '200000' }, chunk: { type: 'string', default: '13830' }, runs: { type: 'string', default: '5' } } })
 
@@ -36,7 +36,11 @@ const utf8 = new TextDecoder('utf-8', { fatal: true })
 const coerce = compileCoercer(schema, { table: 'bench.scan' })
 const build = compileArrowBuilder(schema)
 const now = (part: readonly Uint8Array[]): arrow.Table => build(part.map((b) => coerce(JSON.parse(utf8.decode(b)) as unknown).row)).table
-const scan = compileScanner(schema)
+const scanner = compileScanner(schema, DEFAULT_LIMITS)!
+const scan = (part: readonly Uint8Array[]): arrow.Table => {
+  for (const b of part) if (!scanner.add(b)) throw new Error(`the scanner gave up ${Buffer.from(b).toString()}`)
+  return scanner.build().table
+}
 
 // Same values: every column of every chunk (bigints as text).
 const valuesText = (t: arrow.Table): string => JSON.stringify(t.toArray(), (_, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))

@@ -1,0 +1,146 @@
+/**
+ * The scanner's nested columns (scan.ts): a list of primitives and a struct (the record itself at
+ * the top). A struct reads its fields' keys in schema order only, so a record's keys out of order,
+ * unknown, escaped or repeated give the record up; a list's null or empty value counts as a
+ * placeholder in its element's statistics, as arrow-build.ts counts it.
+ */
+import * as arrow from 'apache-arrow'
+import type { StructType } from '../../schema/index.js'
+import { COLON, COMMA, matchKey, nullAt, skip } from './scan-bytes.js'
+import { Bits, grow, type ScanColumn } from './scan-leaves.js'
+
+/** A list of primitives: `[` elements `]`; a null or empty list is a placeholder for its element's statistics. */
+export class ListColumn implements ScanColumn {
+  length = 0
+  offsets = new Int32Array(65)
+  valid = new Bits()
+  constructor(
+    readonly arrowType: arrow.DataType,
+    readonly element: ScanColumn,
+    readonly elementRequired: boolean,
+  ) {}
+
+  value(b: Uint8Array, i: number): number {
+    if (b[i] !== 0x5b) return -1
+    i = skip(b, i + 1)
+    const element = this.element
+    if (b[i] !== 0x5d) {
+      for (;;) {
+        const after = nullAt(b, i)
+        if (after > 0) {
+          if (this.elementRequired) return -1
+          element.null()
+          i = after
+        } else if ((i = element.value(b, i)) < 0) return -1
+        i = skip(b, i)
+        if (b[i] === 0x5d) break
+        if (b[i] !== COMMA) return -1
+        i = skip(b, i + 1)
+      }
+    }
+    this.close(element.length, true)
+    return i + 1
+  }
+
+  null(): void {
+    this.close(this.offsets[this.length]!, false)
+  }
+
+  close(end: number, valid: boolean): void {
+    const k = this.length++
+    if (k + 2 > this.offsets.length) this.offsets = grow(this.offsets, k + 2)
+    this.offsets[k + 1] = end
+    this.valid.set(k, valid)
+  }
+
+  truncate(n: number): void {
+    this.length = n
+    this.element.truncate(this.offsets[n]!)
+  }
+
+  build(placeholders: number): arrow.Data {
+    const n = this.length
+    let empty = 0
+    let nulls = 0
+    for (let i = 0; i < n; i++) {
+      if (!this.valid.get(i)) nulls++
+      if (this.offsets[i + 1] === this.offsets[i]) empty++
+    }
+    const child = this.element.build(placeholders + empty)
+    return arrow.makeData({ type: this.arrowType as arrow.List, length: n, nullCount: nulls, nullBitmap: this.valid.slice(n), valueOffsets: this.offsets.slice(0, n + 1), child })
+  }
+}
+
+/** A struct (the record itself at the top): `{"name": value, …}`, keys in schema order, each field absent or null only where it is optional. */
+export class StructColumn implements ScanColumn {
+  length = 0
+  valid = new Bits()
+  readonly keys: Uint8Array[]
+  readonly required: boolean[]
+  constructor(
+    readonly arrowType: arrow.Struct,
+    type: StructType,
+    readonly children: ScanColumn[],
+  ) {
+    this.keys = type.fields.map((f) => Buffer.from(JSON.stringify(f.name)))
+    this.required = type.fields.map((f) => f.required)
+  }
+
+  value(b: Uint8Array, i: number): number {
+    if (b[i] !== 0x7b) return -1
+    i = skip(b, i + 1)
+    const n = this.children.length
+    let f = 0
+    if (b[i] !== 0x7d) {
+      for (;;) {
+        // The next key is one of the fields still to come; those it passes are absent (null).
+        let at = -1
+        while (f < n) {
+          at = matchKey(b, i, this.keys[f]!)
+          if (at > 0) break
+          if (!this.absent(f++)) return -1
+        }
+        if (at < 0) return -1
+        i = skip(b, at)
+        if (b[i] !== COLON) return -1
+        i = skip(b, i + 1)
+        const after = nullAt(b, i)
+        if (after > 0) {
+          if (!this.absent(f++)) return -1
+          i = after
+        } else if ((i = this.children[f++]!.value(b, i)) < 0) return -1
+        i = skip(b, i)
+        if (b[i] === 0x7d) break
+        if (b[i] !== COMMA) return -1
+        i = skip(b, i + 1)
+      }
+    }
+    while (f < n) if (!this.absent(f++)) return -1
+    this.valid.set(this.length++, true)
+    return i + 1
+  }
+
+  /** Field `f` has no value in this record: a null, unless the field is required. */
+  absent(f: number): boolean {
+    if (this.required[f]) return false
+    this.children[f]!.null()
+    return true
+  }
+
+  null(): void {
+    for (const c of this.children) c.null()
+    this.valid.set(this.length++, false)
+  }
+
+  truncate(n: number): void {
+    this.length = n
+    for (const c of this.children) c.truncate(n)
+  }
+
+  build(placeholders: number): arrow.Data {
+    const n = this.length
+    const nulls = this.valid.zeros(n)
+    const children = this.children.map((c) => c.build(placeholders))
+    return arrow.makeData({ type: this.arrowType, length: n, nullCount: nulls, nullBitmap: nulls ? this.valid.slice(n) : undefined, children })
+  }
+}

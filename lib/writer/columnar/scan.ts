@@ -1,0 +1,136 @@
+/**
+ * A JSON scanner compiled from a table's schema: it reads records' UTF-8 bytes straight into
+ * Arrow column buffers — no record text, no JSON.parse object, no coerced row, no JS value per
+ * field — and builds what compileArrowBuilder builds from the same records coerced (arrow-build.ts:
+ * the table, the leaf statistics, the dictionary choice), so encodeBuilt (parquet.ts) writes the
+ * same Parquet and metrics.
+ *
+ * It accepts only what it can read exactly and the present path (strict UTF-8, JSON.parse, the
+ * guard, the coercer) would store the same way: an object whose keys are the schema's fields in
+ * schema order, each at most once, absent or null where the field is optional; values of the
+ * column's type as JSON writes them (scan-leaves.ts, scan-bytes.ts). Anything else — an unknown
+ * or out-of-order key, an escaped key, a string for a number, a long of more than 15 digits, a
+ * timestamp fastIsoMicros does not read, malformed UTF-8, a lone surrogate — makes `add` roll the
+ * columns back to where the record started and return false: that record goes through the
+ * present path, which decides whether it is a row, an evolution or a dead letter.
+ *
+ * Compiled only for schemas of boolean, int, long, float, double, date, timestamp, timestamptz,
+ * string, structs of those and lists of primitives, within the record limits (depth, columns,
+ * field names); `compileScanner` gives undefined for any other schema.
+ */
+import * as arrow from 'apache-arrow'
+import type { RecordLimits } from '../../config.js'
+import { isList, isStruct, leafFields, toArrowField, toArrowSchema, type IcebergType, type ListType, type StructType } from '../../schema/index.js'
+import type { ArrowBuild, ArrowBuildOptions } from './arrow-build.js'
+import type { LeafStats } from './column-parts.js'
+import { metricsModes, tracksBounds } from './metrics.js'
+import { DICTIONARY_SAMPLE, fewDistinct } from './parquet.js'
+import { skip } from './scan-bytes.js'
+import { BooleanColumn, StringColumn, type ScanColumn } from './scan-leaves.js'
+import { ListColumn, StructColumn } from './scan-nested.js'
+import { LongColumn, NumberColumn, numberKind } from './scan-numbers.js'
+
+export interface Scanner {
+  /** Rows scanned since the last build. */
+  readonly rows: number
+  /** One record's bytes (exactly its view) as a row; false (nothing added) when the record is not one the scanner reads. */
+  add(record: Uint8Array): boolean
+  /** The rows as Arrow data with their statistics; the scanner is then empty. */
+  build(): ArrowBuild
+}
+
+/** Leaf statistics in schema order, as compileArrowBuilder registers them, and the top-level string columns. */
+interface Compiling {
+  stats: LeafStats[]
+  bounds: NonNullable<ArrowBuildOptions['bounds']>
+}
+
+function compileColumn(type: IcebergType, id: number, name: string, repeated: boolean, arrowType: arrow.DataType, c: Compiling): ScanColumn | undefined {
+  if (isStruct(type)) return repeated ? undefined : compileStruct(type, `${name}.`, arrowType as arrow.Struct, c)
+  if (isList(type)) return repeated ? undefined : compileList(type, name, arrowType as arrow.List, c)
+  if (typeof type !== 'string') return undefined
+  const kind = numberKind(type)
+  if (kind === undefined && type !== 'long' && type !== 'boolean' && type !== 'string') return undefined
+  const stats: LeafStats = { id, type, valueCount: 0, nullCount: 0 }
+  if (type === 'float' || type === 'double') stats.nanCount = 0
+  c.stats.push(stats)
+  const bounds = !repeated && c.bounds(id, name)
+  if (kind !== undefined) return new NumberColumn(kind, arrowType, stats, bounds)
+  if (type === 'long') return new LongColumn(arrowType, stats, bounds)
+  return type === 'boolean' ? new BooleanColumn(arrowType, stats, bounds) : new StringColumn(arrowType, stats, bounds)
+}
+
+function compileList(type: ListType, name: string, arrowType: arrow.List, c: Compiling): ScanColumn | undefined {
+  const element = compileColumn(type.element, type['element-id'], `${name}.element`, true, arrowType.children[0]!.type, c)
+  return element && new ListColumn(arrowType, element, type['element-required'])
+}
+
+function compileStruct(type: StructType, prefix: string, arrowType: arrow.Struct, c: Compiling): StructColumn | undefined {
+  // Parquet holds no empty group (parquet.ts writableSchema): such a schema takes the present path.
+  if (type.fields.length === 0) return undefined
+  const children: ScanColumn[] = []
+  for (let k = 0; k < type.fields.length; k++) {
+    const f = type.fields[k]!
+    const child = compileColumn(f.type, f.id, prefix + f.name, false, arrowType.children[k]!.type, c)
+    if (child === undefined) return undefined
+    children.push(child)
+  }
+  return new StructColumn(arrowType, type, children)
+}
+
+/** Deepest nesting of a type, counted as the guard counts objects and arrays. */
+const depthOf = (type: IcebergType): number =>
+  isStruct(type) ? 1 + Math.max(0, ...type.fields.map((f) => depthOf(f.type))) : isList(type) ? 1 + depthOf(type.element) : 0
+
+/** Field names the guard would refuse, or a record deeper or wider than the limits: not scanned. */
+function withinLimits(schema: StructType, limits: RecordLimits): boolean {
+  const names = (t: IcebergType): string[] => (isStruct(t) ? t.fields.flatMap((f) => [f.name, ...names(f.type)]) : isList(t) ? names(t.element) : [])
+  if (names(schema).some((n) => n.length > limits.maxFieldNameLength || /\p{Cs}/u.test(n))) return false
+  // One level short of the depth limit, so no count of the guard's can differ from this one.
+  return depthOf(schema) < limits.maxDepth && leafFields(schema).length <= limits.maxColumns
+}
+
+/** A scanner for `schema` (the records' value: no `_kafka` column), or undefined when the schema has a type or size it does not read. */
+export function compileScanner(schema: StructType, limits: RecordLimits, opts: ArrowBuildOptions = {}): Scanner | undefined {
+  if (!withinLimits(schema, limits)) return undefined
+  const c: Compiling = { stats: [], bounds: opts.bounds ?? (() => true) }
+  const rootType = new arrow.Struct(schema.fields.map(toArrowField))
+  const root = compileStruct(schema, '', rootType, c)
+  if (root === undefined) return undefined
+  const arrowSchema = toArrowSchema(schema)
+  const strings = schema.fields.flatMap((f, k) => (f.type === 'string' ? [k] : []))
+  const judge = opts.dictionary
+  return {
+    get rows() {
+      return root.length
+    },
+    add(record) {
+      const start = root.length
+      const i = root.value(record, skip(record, 0))
+      if (i > 0 && skip(record, i) === record.length) return true
+      root.truncate(start)
+      return false
+    },
+    build() {
+      for (const s of c.stats) {
+        s.valueCount = 0
+        s.nullCount = 0
+        s.min = undefined
+        s.max = undefined
+        if (s.nanCount !== undefined) s.nanCount = 0
+      }
+      const n = root.length
+      const sampled = Math.min(n, DICTIONARY_SAMPLE)
+      const dictionary = judge ? strings.filter((k) => judge((root.children[k] as StringColumn).sample(sampled))).map((k) => schema.fields[k]!.name) : []
+      const children = root.children.map((col) => col.build(0))
+      const data = arrow.makeData({ type: rootType, length: n, nullCount: 0, children })
+      root.truncate(0)
+      return { table: new arrow.Table(arrowSchema, [new arrow.RecordBatch(arrowSchema, data)]), stats: new Map(c.stats.map((s) => [s.id, { ...s }])), dictionary }
+    },
+  }
+}
+
+/** A scanner for a table's schema under its properties: the metrics modes' bounds and the dictionary choice encodeParquet's builder uses. */
+export function compileTableScanner(tableSchema: StructType, properties: Record<string, string>, limits: RecordLimits): Scanner | undefined {
+  return compileScanner(tableSchema, limits, { bounds: tracksBounds(metricsModes(tableSchema, properties)), dictionary: fewDistinct })
+}

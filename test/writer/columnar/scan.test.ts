@@ -1,0 +1,314 @@
+/**
+ * The JSON scanner (lib/writer/columnar/scan.ts) against the present path it stands in for:
+ * strict UTF-8 + JSON.parse (the exact decoding where the writer takes it), the guard, the
+ * compiled coercer, then compileArrowBuilder and parquet-wasm. A record the scanner takes must be
+ * one the present path stores as a row, without unknown fields; the records it takes must make
+ * the same Parquet bytes and Iceberg metrics. Records are written the way producers write them
+ * and the ways they should not: number literals JSON.stringify never prints, escapes, raw
+ * Unicode, whitespace, keys out of order, unknown and repeated keys, truncation, bad UTF-8.
+ */
+import * as fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { DEFAULT_LIMITS } from '../../../lib/config.js'
+import { parseJsonObject, parseJsonObjectFast } from '../../../lib/codec/index.js'
+import type { StructType } from '../../../lib/schema/index.js'
+import { compileCoercer, compileTableScanner, encodeBuilt, encodeParquet, type Row } from '../../../lib/writer/columnar/index.js'
+import { keepLayout } from '../../../lib/writer/columnar/layout.js'
+import { inspectRecord } from '../../../lib/writer/guard.js'
+import { narrowRecord } from '../../bench/data.js'
+
+const list = (id: number, element: string, required = false) => ({ type: 'list' as const, 'element-id': id, element, 'element-required': required })
+
+const schema: StructType = {
+  type: 'struct',
+  fields: [
+    { id: 1, name: 'b', required: false, type: 'boolean' },
+    { id: 2, name: 'i', required: false, type: 'int' },
+    { id: 3, name: 'l', required: false, type: 'long' },
+    { id: 4, name: 'f', required: false, type: 'float' },
+    { id: 5, name: 'd', required: false, type: 'double' },
+    { id: 6, name: 's', required: false, type: 'string' },
+    { id: 7, name: 'dt', required: false, type: 'date' },
+    { id: 8, name: 'tz', required: false, type: 'timestamptz' },
+    { id: 9, name: 'ts', required: false, type: 'timestamp' },
+    {
+      id: 10,
+      name: 'st',
+      required: false,
+      type: { type: 'struct', fields: [{ id: 11, name: 'x', required: false, type: 'long' }, { id: 12, name: 'y', required: true, type: 'string' }, { id: 13, name: 'z', required: false, type: list(14, 'double') }] },
+    },
+    { id: 15, name: 'ls', required: false, type: list(16, 'string') },
+    { id: 17, name: 'lr', required: false, type: list(18, 'long', true) },
+    { id: 19, name: 'req', required: true, type: 'long' },
+    { id: 20, name: 'día ✓', required: false, type: 'string' },
+  ],
+}
+
+/** A number written as this exact literal. */
+class Lit {
+  constructor(readonly text: string) {}
+}
+
+/** JSON text of `v`, with Lits as they are, strings escaped at random (`escapes`: a choice per character), optional whitespace. */
+function write(v: unknown, escapes: () => boolean, space: string): string {
+  if (v instanceof Lit) return v.text
+  if (typeof v === 'string') return writeString(v, escapes)
+  if (Array.isArray(v)) return `[${space}${v.map((e) => write(e, escapes, space)).join(`,${space}`)}${space}]`
+  if (v !== null && typeof v === 'object') {
+    const parts = Object.entries(v).map(([k, e]) => `${writeString(k, () => false)}${space}:${space}${write(e, escapes, space)}`)
+    return `{${space}${parts.join(`,${space}`)}${space}}`
+  }
+  return JSON.stringify(v) ?? 'null'
+}
+
+function writeString(s: string, escapes: () => boolean): string {
+  let out = '"'
+  for (const ch of s) {
+    const json = JSON.stringify(ch).slice(1, -1)
+    if (json.length > ch.length || !escapes()) out += json
+    else out += [...ch].map((c) => (c.codePointAt(0)! > 0xffff ? ch : `\\u${c.codePointAt(0)!.toString(16).padStart(4, '0')}`)).join('')
+  }
+  return `${out}"`
+}
+
+const NUMBER_LITS = [
+  '0', '-0', '1', '-1', '1.0', '-0.0', '0.1', '0.5', '1.5', '1e2', '1E-7', '2.5e+3', '1e400', '-1e400', '1e-400', '0.30000000000000004',
+  '123456789012345', '1234567890123456', '9007199254740992', '9007199254740993', '-9223372036854775808', '12345678901234567890',
+  '2147483647', '2147483648', '-2147483648', '-2147483649', '3.4028234663852886e38', '16777217', '0.25', '1714557600000', '01', '1.', '.5', '+1', '-',
+  '-01', '00', '1e', '1e+', '0x10', '1_000', 'NaN', 'Infinity', '9007199254740993.0', '9.007199254740993e15', '1.5e300', '123456789012345.6', '0.1234567890123456789',
+  '9223372036854775807', '9223372036854775808', '-9223372036854775809', '1234567890123456789', '-1234567890123456789', '4294967296', '-4294967297', '1.4e-45', '3.4e38',
+]
+const numberLits = fc.constantFrom(...NUMBER_LITS)
+const numbers = fc.oneof(
+  fc.integer({ min: -1e6, max: 1e6 }),
+  fc.double({ noNaN: true, noDefaultInfinity: true }),
+  fc.float({ noNaN: true, noDefaultInfinity: true }).map((x) => x),
+  fc.maxSafeInteger(),
+  numberLits.map((t) => new Lit(t)),
+)
+const anyString = fc.oneof(fc.string(), fc.string({ unit: 'grapheme' }), fc.string({ unit: 'binary' }), fc.constantFrom('', 'München', '😀', '\u0000', '"\\/', 'ab\ud800'))
+const temporal = fc.oneof(
+  fc.date({ min: new Date(-2e13), max: new Date(1e13), noInvalidDate: true }).map((d) => d.toISOString()),
+  fc.date({ min: new Date(0), max: new Date(4e12), noInvalidDate: true }).map((d) => d.toISOString().slice(0, 10)),
+  fc.constantFrom(
+    '2024-05-01T10:00:00Z', '2024-05-01 10:00:00.123456z', '2024-05-01T10:00:00.123456789Z', '2024-05-01T10:00:00.1234567Z', '2024-05-01T10:00:00+02:00',
+    '2024-02-30T00:00:00Z', '2023-02-29', '2024-02-29', '2300-01-01T00:00:00Z', '1600-01-01T00:00:00Z', '2024-05-01T10:00Z', '+002024-05-01', '2024-05-01T25:00:00Z',
+  ),
+  numbers,
+)
+const scalar = fc.oneof(numbers, anyString, fc.boolean(), fc.constant(null), temporal, fc.constantFrom('true', 'false', '12'))
+const anyValue = fc.oneof({ weight: 4, arbitrary: scalar }, { weight: 1, arbitrary: fc.array(scalar, { maxLength: 4 }) }, { weight: 1, arbitrary: fc.dictionary(fc.constantFrom('x', 'y', 'z', 'w'), fc.oneof(scalar, fc.array(numbers, { maxLength: 3 }))) })
+
+/** Per field, mostly a value of its type (so most records are clean), sometimes anything. */
+const typed: Record<string, fc.Arbitrary<unknown>> = {
+  b: fc.boolean(),
+  i: fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }),
+  l: fc.oneof(fc.maxSafeInteger(), fc.integer({ min: -1000, max: 1000 })),
+  f: fc.float({ noNaN: true, noDefaultInfinity: true }),
+  d: fc.double({ noNaN: true, noDefaultInfinity: true }),
+  s: anyString,
+  dt: fc.date({ min: new Date(0), max: new Date(4e12), noInvalidDate: true }).map((d) => d.toISOString().slice(0, 10)),
+  tz: fc.date({ min: new Date(-9e12), max: new Date(8e12), noInvalidDate: true }).map((d) => d.toISOString()),
+  ts: fc.oneof(fc.date({ min: new Date(0), max: new Date(4e12), noInvalidDate: true }).map((d) => d.toISOString()), fc.integer({ min: 0, max: 2e12 })),
+  st: fc.oneof(fc.constant(null), fc.record({ x: fc.maxSafeInteger(), y: anyString, z: fc.oneof(fc.constant(null), fc.array(fc.oneof(fc.double({ noNaN: true, noDefaultInfinity: true }), fc.constant(null)), { maxLength: 3 })) }, { requiredKeys: ['y'] })),
+  ls: fc.oneof(fc.constant(null), fc.array(fc.oneof(anyString, fc.constant(null)), { maxLength: 4 })),
+  lr: fc.array(fc.integer(), { maxLength: 4 }),
+  req: fc.maxSafeInteger(),
+  'día ✓': anyString,
+}
+
+/** A record of well-typed fields, some fields (often none) replaced by anything. */
+const record = fc
+  .tuple(fc.record(typed, { requiredKeys: ['req'] }), fc.array(fc.tuple(fc.constantFrom(...Object.keys(typed)), anyValue), { maxLength: 2 }))
+  .map(([r, odd]) => ({ ...r, ...Object.fromEntries(odd) }))
+
+/** A record's text as a producer may send it. */
+const text = fc
+  .tuple(
+    record,
+    fc.boolean(),
+    fc.constantFrom('', '', '', ' ', '\n\t'),
+    fc.infiniteStream(fc.boolean()),
+    fc.constantFrom('none', 'none', 'none', 'none', 'none', 'none', 'none', 'none', 'shuffle', 'unknown', 'repeat', 'truncate', 'trail', 'badutf8', 'empty'),
+    fc.integer({ min: 0, max: 1000 }),
+  )
+  .map(([r, escape, space, coins, mutation, at]) => {
+    const coin = coins[Symbol.iterator]()
+    const entries = Object.entries(r)
+    const obj = Object.fromEntries(mutation === 'shuffle' ? entries.reverse() : mutation === 'unknown' ? [...entries, ['extra', 1]] : mutation === 'repeat' && entries.length ? [...entries, entries[0]!] : entries)
+    let s = mutation === 'repeat' && entries.length ? write(obj, () => false, space).replace(/}$/, `,${writeString(entries[0]![0], () => false)}:${write(entries[0]![1], () => false, '')}}`) : write(obj, () => escape && coin.next().value, space)
+    if (mutation === 'truncate') s = s.slice(0, at % Math.max(1, s.length))
+    if (mutation === 'trail') s += at % 2 ? ' x' : ' '
+    if (mutation === 'empty') s = at % 2 ? '' : '[]'
+    const bytes = Buffer.from(s)
+    if (mutation === 'badutf8' && bytes.length > 0) bytes[at % bytes.length] = 0xff
+    return bytes
+  })
+
+const limits = DEFAULT_LIMITS
+
+/** The writer's present path for one record: its coerced row, or undefined (a dead letter, or unknown fields: evolution's). */
+function present(bytes: Uint8Array, coerce: ReturnType<typeof compileCoercer>): Row | undefined {
+  const r = parseJsonObjectFast(bytes)
+  if (!r.ok) return undefined
+  if ('values' in r) keepLayout(r.value, r.keys, r.values)
+  let value = r.value
+  let fast = true
+  let inspected = inspectRecord(value, limits, { declared: false })
+  const exact = () => {
+    const e = parseJsonObject(bytes)
+    return e.ok ? e.value : undefined
+  }
+  if (inspected.problem !== undefined || inspected.unsafeInteger) {
+    const e = exact()
+    if (e === undefined) return undefined
+    value = e
+    fast = false
+    inspected = inspectRecord(value, limits, { declared: false })
+  }
+  if (inspected.problem !== undefined) return undefined
+  let coerced
+  try {
+    coerced = coerce(value, fast)
+  } catch {
+    if (!fast) return undefined
+    try {
+      coerced = coerce(exact(), false)
+    } catch {
+      return undefined
+    }
+  }
+  return coerced.unknown.length > 0 ? undefined : coerced.row
+}
+
+async function compare(records: Uint8Array[], properties: Record<string, string> = {}) {
+  const scanner = compileTableScanner(schema, properties, limits)!
+  const coerce = compileCoercer(schema, { table: 'db.t', longsAsNumbers: true })
+  const rows: Row[] = []
+  let taken = 0
+  for (const bytes of records) {
+    if (!scanner.add(bytes)) continue
+    taken++
+    const row = present(bytes, coerce)
+    if (row === undefined) throw new Error(`the scanner took a record the present path does not store as a row: ${Buffer.from(bytes).toString()}`)
+    rows.push(row)
+  }
+  expect(scanner.rows).toBe(taken)
+  const a = await encodeParquet(schema, rows, { properties })
+  const b = await encodeBuilt(schema, scanner.build(), { properties })
+  expect(b.recordCount).toBe(rows.length)
+  expect(b.metrics).toEqual(a.metrics)
+  expect(Buffer.compare(Buffer.from(a.bytes), Buffer.from(b.bytes))).toBe(0)
+  return { taken, rows }
+}
+
+describe('JSON scanner', () => {
+  it('takes only records the present path stores as rows, and writes the same Parquet and metrics for them', async () => {
+    let taken = 0
+    let seen = 0
+    await fc.assert(
+      fc.asyncProperty(fc.array(text, { minLength: 1, maxLength: 40 }), async (records) => {
+        seen += records.length
+        taken += (await compare(records)).taken
+      }),
+      { numRuns: 300 },
+    )
+    // Not vacuous: hundreds of records of every shape are taken (most generated ones are hostile
+    // somewhere — escaped timestamps, lone surrogates, keys out of order — and rightly given up).
+    expect(taken / seen).toBeGreaterThan(0.05)
+  })
+
+  it('takes every well-typed record written by JSON.stringify, and the bench records', async () => {
+    const clean = fc.sample(fc.record(typed, { requiredKeys: ['req', 'lr'] }), { numRuns: 300, seed: 7 })
+    const stringified = clean.filter((r) => typeof r.s !== 'string' || !/\p{Cs}/u.test(r.s)).map((r) => Buffer.from(JSON.stringify(r)))
+    const { taken } = await compare(stringified)
+    // Only lone surrogates (fc.string({unit:'binary'})) and values outside the exact ranges are refused.
+    expect(taken / stringified.length).toBeGreaterThan(0.8)
+  })
+
+  it('reads every edge literal as the present path does, or gives it up', async () => {
+    const temporals = ['"2024-05-01T10:00:00Z"', '"2024-05-01 10:00:00.123456z"', '"2024-05-01T10:00:00.123456789Z"', '"2024-05-01T10:00:00.1234567Z"', '"2024-05-01T10:00:00.1234560Z"', '"2024-05-01T10:00:00+02:00"', '"2024-05-01T10:00:00-00:30"', '"2024-02-30T00:00:00Z"', '"2023-02-29"', '"2024-02-29"', '"2300-01-01T00:00:00Z"', '"1600-01-01T00:00:00Z"', '"2024-05-01T10:00Z"', '"+002024-05-01"', '"2024-05-01T25:00:00Z"', '"2024-05-01"', '"2024-13-01"', '"2024-05-01T10:00:00.Z"', '"2024-05-01T10:00:00Z "', '" 2024-05-01"', '"1970-01-01T00:00:00Z"', '"1969-12-31T23:59:59.999999Z"', '"2024-05-01T10:00:00\\u005a"']
+    // Raw string bodies (between the quotes), as bytes: control characters, DEL, malformed UTF-8, escapes good and bad.
+    const bodies: number[][] = [
+      [0x61], [0x00], [0x1f], [0x7f], [0x09], [0xc3, 0xa9], [0xc0, 0x80], [0xc3], [0xed, 0xa0, 0x80], [0xed, 0x9f, 0xbf], [0xf0, 0x9f, 0x98, 0x80], [0xf4, 0x90, 0x80, 0x80], [0xf5, 0x80, 0x80, 0x80], [0xe0, 0x80, 0x80], [0xff],
+      ...['\\n', '\\u0041', '\\u00e9', '\\ud83d\\ude00', '\\ud83d', '\\ude00', '\\ud83d\\u0041', '\\x41', '\\u12', '\\/', '\\"', '\\u0000', '\\uD83D\\uDE00'].map((e) => [...Buffer.from(e)]),
+    ]
+    const strings = bodies.map((b) => Buffer.concat([Buffer.from('"'), Buffer.from(b), Buffer.from('"')]).toString('latin1'))
+    const texts: Buffer[] = []
+    const add = (field: string, literal: string) => {
+      const l = Buffer.from(literal, 'latin1')
+      const body = field === 'día ✓' ? [Buffer.from('{"req":1,"día ✓":'), l, Buffer.from('}')] : [Buffer.from(`{"${field}":`), l, Buffer.from(',"req":1}')]
+      texts.push(Buffer.concat(body))
+    }
+    for (const field of ['i', 'l', 'f', 'd', 'dt', 'tz', 'ts']) for (const lit of [...NUMBER_LITS, ...temporals.map((t) => Buffer.from(t).toString('latin1'))]) add(field, lit)
+    for (const lit of strings) {
+      add('s', lit)
+      add('día ✓', lit)
+      add('ls', `[${lit}]`)
+      add('st', `{"y":${lit}}`)
+    }
+    for (const lit of ['true', 'false', 'null', '"true"', '1', 'tru', 'falsey']) add('b', lit)
+    const { taken } = await compare(texts)
+    expect(taken).toBeGreaterThan(texts.length / 4)
+  })
+
+  it('keeps -0 as the lower bound and 0 as the upper, in either order', async () => {
+    for (const zeros of [['0', '-0'], ['-0', '0'], ['-0.0', '0.0', '-0']]) {
+      for (const field of ['d', 'f']) {
+        const { taken } = await compare(zeros.map((z) => Buffer.from(`{"${field}":${z},"req":1}`)))
+        expect(taken).toBe(zeros.length)
+      }
+    }
+  })
+
+  it('rolls a given-up record back completely, wherever it stops', async () => {
+    const good = Buffer.from(JSON.stringify({ s: 'a', st: { x: 1, y: 'y', z: [1.5, null] }, ls: ['p', null, 'q'], lr: [1, 2], req: 7 }))
+    const records = [good]
+    // Every prefix of a record fails somewhere else; between good ones each must leave nothing behind.
+    for (let cut = 1; cut < good.length; cut++) records.push(good.subarray(0, cut), good)
+    const { taken, rows } = await compare(records)
+    expect(taken).toBe(good.length)
+    expect(rows.every((r) => r.s === 'a')).toBe(true)
+  })
+
+  it('is not compiled for types it does not read, nor past the record limits', () => {
+    const one = (type: StructType['fields'][number]['type']): StructType => ({ type: 'struct', fields: [{ id: 1, name: 'a', required: false, type }] })
+    expect(compileTableScanner(one('decimal(9, 2)'), {}, limits)).toBeUndefined()
+    expect(compileTableScanner(one('uuid'), {}, limits)).toBeUndefined()
+    expect(compileTableScanner(one({ type: 'map', 'key-id': 2, key: 'string', 'value-id': 3, value: 'long', 'value-required': false }), {}, limits)).toBeUndefined()
+    expect(compileTableScanner(one({ type: 'struct', fields: [] }), {}, limits)).toBeUndefined()
+    expect(compileTableScanner(one('long'), {}, { ...limits, maxFieldNameLength: 0 })).toBeUndefined()
+    expect(compileTableScanner(one('long'), {}, { ...limits, maxDepth: 1 })).toBeUndefined()
+    expect(compileTableScanner(one('long'), {}, limits)).toBeDefined()
+  })
+
+  it('writes the bench records as the present path does', async () => {
+    const records = Array.from({ length: 3000 }, (_, i) => Buffer.from(JSON.stringify(narrowRecord(i))))
+    const narrow: StructType = {
+      type: 'struct',
+      fields: [
+        { id: 1, name: 'id', required: false, type: 'long' },
+        { id: 2, name: 'user_id', required: false, type: 'long' },
+        { id: 3, name: 'ts', required: false, type: 'timestamptz' },
+        { id: 4, name: 'amount', required: false, type: 'double' },
+        { id: 5, name: 'score', required: false, type: 'double' },
+        { id: 6, name: 'ok', required: false, type: 'boolean' },
+        { id: 7, name: 'city', required: false, type: 'string' },
+        { id: 8, name: 'session', required: false, type: 'string' },
+        { id: 9, name: 'tags', required: false, type: list(10, 'string') },
+        { id: 11, name: 'device', required: false, type: { type: 'struct', fields: [{ id: 12, name: 'os', required: false, type: 'string' }, { id: 13, name: 'version', required: false, type: 'string' }] } },
+      ],
+    }
+    const scanner = compileTableScanner(narrow, {}, limits)!
+    expect(records.every((r) => scanner.add(r))).toBe(true)
+    const coerce = compileCoercer(narrow, { table: 'db.t', longsAsNumbers: true })
+    const a = await encodeParquet(narrow, records.map((r) => present(r, coerce)!))
+    const built = scanner.build()
+    // The dictionary choice is the builder's: city (8 values) is a dictionary column, session is not.
+    expect(built.dictionary).toEqual(['city'])
+    const b = await encodeBuilt(narrow, built)
+    expect(b.metrics).toEqual(a.metrics)
+    expect(Buffer.compare(Buffer.from(a.bytes), Buffer.from(b.bytes))).toBe(0)
+    expect(scanner.rows).toBe(0)
+  })
+})
