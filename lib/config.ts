@@ -214,6 +214,13 @@ export const SETTINGS = {
    * gain that only shows with files to overlap and that this shared 2-core machine cannot confirm.
    */
   FLOE_WRITER_WORKERS: z.union([z.literal('auto'), z.coerce.number().int().min(0).max(8)]).default(0),
+  /**
+   * JSON records routed by topic alone to one existing, unpartitioned table without `_kafka` are
+   * read by a scanner compiled from the table's schema, straight from their bytes into Parquet
+   * columns (lib/writer/scan-lane.ts); a record it does not read exactly takes the present path.
+   * `false`: every record takes the present path (strict UTF-8, JSON.parse, guard, coercer).
+   */
+  FLOE_WRITER_SCAN: z.enum(['true', 'false']).default('true').transform((v) => v === 'true'),
   /** Parquet codec unless the table sets write.parquet.compression-codec. */
   FLOE_PARQUET_COMPRESSION: z.enum(['zstd', 'snappy', 'gzip', 'lz4', 'uncompressed']).default('zstd'),
   /**
@@ -438,6 +445,8 @@ export interface FloeConfig {
   targetFileBytes: number
   /** FLOE_WRITER_WORKERS resolved: Parquet-encode threads, 0 = encode on the main thread. */
   writerWorkers: number
+  /** FLOE_WRITER_SCAN: the writer's JSON scanner lane is on. */
+  writerScan: boolean
   parquetCompression: 'zstd' | 'snappy' | 'gzip' | 'lz4' | 'uncompressed'
   /** FLOE_PARQUET_INTEGER_ENCODING. */
   parquetIntegerEncoding: 'plain' | 'delta'
@@ -602,6 +611,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     gcHeadroomBytes: p.FLOE_GC_HEADROOM_MB * MB,
     targetFileBytes: p.FLOE_TARGET_FILE_MB * MB,
     writerWorkers: p.FLOE_WRITER_WORKERS === 'auto' ? (availableParallelism() >= 2 ? 2 : 0) : p.FLOE_WRITER_WORKERS,
+    writerScan: p.FLOE_WRITER_SCAN,
     parquetCompression: p.FLOE_PARQUET_COMPRESSION,
     parquetIntegerEncoding: p.FLOE_PARQUET_INTEGER_ENCODING,
     maxPendingBatches: p.FLOE_MAX_PENDING_BATCHES,

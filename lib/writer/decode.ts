@@ -30,6 +30,10 @@ export interface Item {
   /** The row table evolution coerced (Sample.coercedRow), until buildRow takes it. */
   coercedBy?: Sample['coercedBy']
   coercedRow?: Sample['coercedRow']
+  /** Not decoded yet: a JSON record routed by its topic alone to one table, waiting for the scanner lane (scan-lane.ts). */
+  raw?: true
+  /** Its row is in the scanner lane's columns: no value, no row of its own. */
+  scanned?: true
 }
 
 /** The records at or past their checkpoints as items, and how many were below. */
@@ -41,6 +45,8 @@ export async function decodeRecords(
 ): Promise<{ items: Item[]; belowCheckpoint: number }> {
   const items: Item[] = []
   const json = jsonTopics(deps)
+  // The scanner lane (scan-lane.ts) decodes nothing before its table is loaded: routing by topic alone must say where a record goes.
+  const lane = replay === undefined && deps.config.writerScan && !deps.router.needsValue
   let belowCheckpoint = 0
   let pkey = ''
   let pkeyOf: KafkaRecord | undefined
@@ -58,7 +64,13 @@ export async function decodeRecords(
       belowCheckpoint++
       continue
     }
-    const prepared = decodeItem(deps, record, pkey, json(record.topic), replay)
+    const isJson = json(record.topic)
+    const raw = lane && isJson ? rawItem(deps, record, pkey) : undefined
+    if (raw !== undefined) {
+      items.push(raw)
+      continue
+    }
+    const prepared = decodeItem(deps, record, pkey, isJson, replay)
     // JSON is decoded synchronously: no Promise per record where nothing is awaited.
     items.push(prepared instanceof Promise ? await prepared : prepared)
   }
@@ -79,6 +91,27 @@ export function decodeItem(deps: WriterDeps, record: KafkaRecord, pkey: string, 
     return restrict(routeItem(deps, record, pkey, r.ok ? r : { ok: false, reason: `json value: ${r.reason}` }, r.ok), replay)
   }
   return deps.decoders.decodeValue(record).then((decoded) => restrict(routeItem(deps, record, pkey, decoded, false), replay))
+}
+
+/** A JSON record left undecoded for the scanner lane: one routed by its topic alone to one table; undefined when it is decoded now. */
+function rawItem(deps: WriterDeps, record: KafkaRecord, pkey: string): Item | undefined {
+  const { error, value } = record
+  if (error !== undefined || isTombstone(value) || value.byteLength > deps.config.limits.maxRecordBytes) return undefined
+  const routed = deps.router.route(record.topic, undefined)
+  return routed.kind === 'tables' && routed.tables.length === 1 ? { record, pkey, tables: routed.tables, raw: true } : undefined
+}
+
+/** A raw or scanned item decoded the present way, in place (its slot in the batch stays): the scanner lane gave it back. */
+export function decodeNow(deps: WriterDeps, item: Item): void {
+  const d = decodeItem(deps, item.record, item.pkey, true)
+  if (d instanceof Promise) throw new FloeError(`writer: record ${item.pkey}@${item.record.offset} of a json topic decoded asynchronously`)
+  item.raw = item.scanned = undefined
+  item.value = d.value
+  item.fast = d.fast
+  item.schema = d.schema
+  item.dead = d.dead
+  item.dropped = d.dropped
+  item.tables = d.tables
 }
 
 const restrict = (item: Item, replay: ReplayOptions | undefined): Item => (replay?.tablesFor ? restrictTables(item, replay.tablesFor(item.record)) : item)

@@ -4,8 +4,9 @@
  * of stages, plain values between them:
  *
  *   parse event → read checkpoints (consistent) → decode + route (decode.ts; records below their
- *   checkpoints skipped) → table limit (groups.ts) → back pressure (before any file is written)
- *   → tables: load / create / evolve (tables.ts) → keys for string `_kafka.key` columns
+ *   checkpoints skipped; JSON routed by topic alone waits raw) → table limit (groups.ts) → back
+ *   pressure (before any file is written) → tables: raw records scanned into columns or decoded
+ *   (scan-lane.ts), then load / create / evolve (tables.ts) → keys for string `_kafka.key` columns
  *   → plan groups (groups.ts) → per group: coerce → encode → write → register (register.ts,
  *   sink.ts) → on 'stale': delete this attempt's files.
  *
@@ -18,12 +19,13 @@ import { BatchDeferredError, FencedError, FloeError } from '../errors.js'
 import { immediately, retry } from '../retry/index.js'
 import { maxTransactionItems, readCheckpoints } from '../control/index.js'
 import { eventPartitions, type EventPartition, parseKafkaEvent } from '../kafka/index.js'
-import { decodeItem, decodeRecords, jsonTopics, type Item } from './decode.js'
+import { decodeItem, decodeNow, decodeRecords, jsonTopics, type Item } from './decode.js'
 import { deferPastTableLimit, inSegment, planRegistration, type Segment } from './groups.js'
 import { writeGroup, type GroupResult } from './register.js'
 import { checkBackpressure, decodeKeys, prepareTables } from './prepare.js'
 import { TableSet } from './tables.js'
 import { HeapGuard } from './heap.js'
+import { ScanLane } from './scan-lane.js'
 import type { BufferStats, FlushReason } from './buffers.js'
 import type { ReplayOptions, TableWriteResult, WriteResult, WriterDeps } from './types.js'
 
@@ -46,6 +48,7 @@ interface BatchContext {
   writerId: string
   replay?: ReplayOptions
   heap: HeapGuard
+  lane?: ScanLane
 }
 
 export async function writeBatch(deps: WriterDeps, event: unknown, opts: WriteOptions = {}): Promise<WriteResult> {
@@ -64,16 +67,20 @@ export async function writeBatch(deps: WriterDeps, event: unknown, opts: WriteOp
   const { kept: items, cuts } = replay ? { kept: decoded, cuts: new Map<string, bigint>() } : deferPastTableLimit(decoded, config.limits.maxTablesPerBatch)
 
   const tables = new TableSet(deps)
+  // Raw records (decode.ts) wait for the scanner lane: their tables' schemas read them.
+  const lane = items.some((i) => i.raw) ? new ScanLane(deps) : undefined
   heap.collect()
   await checkBackpressure(deps, routedTables(items), heap)
-  await prepareTables(tables, items, heap)
+  await prepareTables(tables, items, heap, lane)
   await decodeKeys(deps, tables, items)
 
   // A replay registers all or nothing: one group, its markers in the same transaction.
   const groups: Segment[][] = replay
     ? [[...new Set(items.map((i) => i.pkey))].map((key) => ({ key, tables: new Set<string>() }))]
     : planRegistration(items, (t) => tables.get(t)?.failure === undefined, cuts, maxTransactionItems)
-  const ctx: BatchContext = { deps, tables, byKey, writerId, replay, heap }
+  // The lane's rows are one file per table, registered by the batch's one group: with more groups they take the present path.
+  if (groups.length !== 1) lane?.releaseAll()
+  const ctx: BatchContext = { deps, tables, byKey, writerId, replay, heap, lane }
   const done = await registerGroups(ctx, items, groups, checkpoints)
   const result = batchResult(ctx, records.length, belowCheckpoint, done)
   if (cuts.size > 0) {
@@ -159,10 +166,18 @@ async function registerGroups(ctx: BatchContext, items: Item[], groups: Segment[
   return done
 }
 
-/** A retry's records decoded again: their values were released once coerced (dead letters and drops keep what they are). */
+/**
+ * A retry's records decoded again: their values were released once coerced (dead letters and
+ * drops keep what they are); scanned ones take the present path now (the lane wrote its file).
+ */
 async function redecode(ctx: BatchContext, items: Item[]): Promise<void> {
   const json = jsonTopics(ctx.deps)
+  ctx.lane?.releaseAll()
   for (const item of items) {
+    if (item.scanned) {
+      decodeNow(ctx.deps, item)
+      continue
+    }
     if (item.dead || item.dropped) continue
     const again = await decodeItem(ctx.deps, item.record, item.pkey, json(item.record.topic), ctx.replay)
     item.value = again.value

@@ -14,6 +14,7 @@ import type { Item } from './decode.js'
 import { writeDeadLetters, type DeadLetter } from './dead-letters.js'
 import { FileSink, type Written } from './sink.js'
 import type { HeapGuard } from './heap.js'
+import type { ScanLane } from './scan-lane.js'
 import type { Sample, TableSet } from './tables.js'
 import type { ReplayOptions, WriterDeps } from './types.js'
 
@@ -33,6 +34,8 @@ export interface GroupOptions {
   replay?: ReplayOptions
   /** The invocation's heap guard (heap.ts), shared with the stages before. */
   heap?: HeapGuard
+  /** The scanner lane (scan-lane.ts) when this is the batch's one group: its rows are written with the group's files. */
+  lane?: ScanLane
 }
 
 export interface GroupResult {
@@ -66,8 +69,9 @@ interface Coerced {
 /** Write and register one group. */
 export async function writeGroup(opts: GroupOptions): Promise<GroupResult> {
   const { deps, replay } = opts
-  const sink = new FileSink(opts)
+  const sink = new FileSink({ ...opts, reserved: opts.lane?.reserved })
   const rows = await coerceRows(opts.tables, opts.items, sink)
+  for (const [table, built] of opts.lane?.take() ?? []) await sink.writeBuilt(table, built)
   const written = await sink.close()
   // Dead letters before the registration: never lost, and a retry overwrites them.
   const { dead } = rows
@@ -91,6 +95,8 @@ async function coerceRows(tables: TableSet, items: Item[], sink: FileSink): Prom
     }
     if (item.dead) out.dead.push(item.dead)
     else if (item.dropped) out.dropped++
+    // Its row is in the scanner lane's columns: counted here, written with them.
+    else if (item.scanned) tally(out, item.tables[0]!, item)
     else {
       for (let t = 0; t < item.tables.length; t++) {
         // A Promise only when the row made the sink flush: no Promise or microtask per row.
@@ -124,10 +130,15 @@ function coerceInto(tables: TableSet, item: Item, table: string, sink: FileSink,
     throw err
   }
   // Counted when the row is handed to the sink (as before, a flush's failure fails the whole attempt).
+  tally(out, table, item)
+  return sink.add(table, built.partition, built.row, built.bytes)
+}
+
+/** One more row of `item`'s partition in `table`, and its Kafka timestamp. */
+function tally(out: Coerced, table: string, item: Item): void {
   const r = rangeOf(out, table, item.pkey)
   r.records++
   if (Number.isFinite(item.record.timestamp) && item.record.timestamp > r.maxTimestamp) r.maxTimestamp = item.record.timestamp
-  return sink.add(table, built.partition, built.row, built.bytes)
 }
 
 /** The (table, partition) tally of a row; consecutive rows mostly share it (no Map lookups for them). */

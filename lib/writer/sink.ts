@@ -15,6 +15,7 @@ import { BufferPool, partitionKeyOf, type BufferStats, type RowBuffer } from './
 import { dataFilePath, writeDataFile, type EncodedChunk } from './files.js'
 import { HeapGuard } from './heap.js'
 import type { TableSet } from './tables.js'
+import type { ArrowBuild } from './columnar/arrow-build.js'
 import type { WriterDeps } from './types.js'
 // The two-worker split's seam (lib/writer/workers): where a buffer's Parquet bytes are made.
 import { writerSplit, type Split } from './workers/index.js'
@@ -37,6 +38,8 @@ export interface SinkOptions {
   writerId: string
   /** The invocation's heap guard (pipeline.ts), so the stages before the sink count toward the same headroom; default: the sink's own. */
   heap?: HeapGuard
+  /** Bytes of FLOE_MEMORY_BUDGET_MB the scanner lane holds (scan-lane.ts): the rows get the rest. */
+  reserved?: number
 }
 
 export class FileSink {
@@ -56,13 +59,19 @@ export class FileSink {
     const { config } = opts.deps
     this.#split = writerSplit(config.writerWorkers)
     this.#heap = opts.heap ?? new HeapGuard(config.gcHeadroomBytes)
-    this.#pool = new BufferPool({ budgetBytes: config.memoryBudgetBytes, targetFileBytes: config.targetFileBytes, flush: (b) => this.#write(b) })
+    this.#pool = new BufferPool({ budgetBytes: config.memoryBudgetBytes - (opts.reserved ?? 0), targetFileBytes: config.targetFileBytes, flush: (b) => this.#write(b) })
   }
 
   /** Buffer a row of `bytes` (the coercer's estimate); a Promise only when a flush runs. */
   add(table: string, partition: PartitionTuple, row: Record<string, unknown>, bytes: number): Promise<void> | undefined {
     if (++this.#rows % ROWS_PER_HEAP_CHECK === 0) this.#heap.collect()
     return this.#pool.add(table, partition, partitionKeyOf(partition), row, bytes)
+  }
+
+  /** The scanner lane's rows of `table` (scan-lane.ts) as one file of the table (unpartitioned), encoded on this thread. */
+  async writeBuilt(table: string, built: ArrowBuild): Promise<void> {
+    const { tables } = this.#opts
+    await this.#writeFile({ table, partition: [], partitionKey: partitionKeyOf([]), rows: [], bytes: 0 }, tables.encodeBuilt(tables.get(table)!, built))
   }
 
   /** Write what is still buffered; the paths are known even when this throws (see `paths`). */

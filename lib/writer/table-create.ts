@@ -34,15 +34,23 @@ export interface TableRef {
   kafka: KafkaPart[]
 }
 
-export async function loadOrCreate(ctx: CreateContext, t: TableRef, samples: Sample[]): Promise<TableState> {
-  const { catalog } = ctx.deps
+/** The table as the catalog has it, or null when it does not exist. */
+export async function loadExisting(ctx: CreateContext, t: TableRef): Promise<TableState | null> {
   try {
-    const loaded = await catalog.loadTable(t.id)
+    const loaded = await ctx.deps.catalog.loadTable(t.id)
     return stateOf(t.name, t.id, t.options, t.kafka, loaded.metadata, loaded.metadataLocation)
   } catch (err) {
     if (!(err instanceof NoSuchTableError)) throw err
-    if (!t.options.autoCreate) throw new NoSuchTableError(`table ${t.name} does not exist and autoCreate is off`, { cause: err })
+    return null
   }
+}
+
+/** `known`: what loadExisting found earlier this invocation (the scanner lane loads tables ahead), so the catalog is not asked twice. */
+export async function loadOrCreate(ctx: CreateContext, t: TableRef, samples: Sample[], known?: TableState | null): Promise<TableState> {
+  const { catalog } = ctx.deps
+  const existing = known !== undefined ? known : await loadExisting(ctx, t)
+  if (existing !== null) return existing
+  if (!t.options.autoCreate) throw new NoSuchTableError(`table ${t.name} does not exist and autoCreate is off`)
   const schema = newTableSchema(ctx, t, samples)
   let spec: PartitionSpec
   try {

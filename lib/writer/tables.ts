@@ -19,12 +19,13 @@ import { partitionTuple, type PartitionTuple } from '../iceberg/index.js'
 import type { KafkaRecord } from '../kafka/index.js'
 import { NEEDS_EXACT, type Coerced } from './columnar/coerce.js'
 import { exactJson } from './decode.js'
-import { encodeParquet, type EncodeOptions } from './columnar/parquet.js'
+import { encodeBuilt, encodeParquet, type EncodeOptions } from './columnar/parquet.js'
+import type { ArrowBuild } from './columnar/arrow-build.js'
 import type { EncodedChunk } from './files.js'
 import { KAFKA_COLUMN, kafkaParts } from './kafka-column.js'
 import { normalizeTableId } from '../catalog/index.js'
 import { coercerInput, PathChecks } from './rows.js'
-import { loadOrCreate, type CreateContext } from './table-create.js'
+import { loadExisting, loadOrCreate, type CreateContext, type TableRef } from './table-create.js'
 import { evolveTable } from './table-evolve.js'
 import { failed, reservedReason, type Sample, type TableState } from './table-state.js'
 import type { WriterDeps } from './types.js'
@@ -40,6 +41,8 @@ export class TableSet {
   /** Records the table refused while it was prepared (reserved names, past the column limit), with the reason, by table. */
   readonly #rejected = new Map<string, WeakMap<KafkaRecord, string>>()
   readonly #paths: PathChecks
+  /** Tables loaded ahead by `preload` (null: not in the catalog). */
+  readonly #preloaded = new Map<string, TableState | null>()
 
   constructor(deps: WriterDeps) {
     this.#deps = deps
@@ -55,18 +58,32 @@ export class TableSet {
     return this.#states.values()
   }
 
-  /** Load, create or evolve `name` so every sample fits (or record why it cannot). */
-  async prepare(name: string, samples: Sample[]): Promise<TableState> {
+  /** The table reference of a routed name: its options, catalog id and `_kafka` parts. */
+  #ref(name: string): TableRef {
     const { config, router } = this.#deps
     const options = router.options(name)
-    const id = normalizeTableId(name, config.routes.defaultNamespace)
-    const kafka = kafkaParts(options.kafkaMetadata)
+    return { name, options, id: normalizeTableId(name, config.routes.defaultNamespace), kafka: kafkaParts(options.kafkaMetadata) }
+  }
+
+  /**
+   * An existing table loaded before `prepare` (the scanner lane reads records with its schema
+   * before the batch is decoded), or null; `prepare` then starts from what this found.
+   */
+  async preload(name: string): Promise<TableState | null> {
+    const state = await loadExisting(this.#create, this.#ref(name))
+    this.#preloaded.set(name, state)
+    return state
+  }
+
+  /** Load, create or evolve `name` so every sample fits (or record why it cannot). */
+  async prepare(name: string, samples: Sample[]): Promise<TableState> {
+    const { options, id, kafka } = this.#ref(name)
     let state: TableState
     // A value field named like the metadata column would become a second `_kafka` field (or be
     // overwritten): such a record is a dead letter for this table and shapes nothing.
     const usable = kafka.length ? samples.filter((s) => !(KAFKA_COLUMN in s.value) || !this.#reject(name, s.record, reservedReason(name))) : samples
     try {
-      state = await loadOrCreate(this.#create, { name, id, options, kafka }, usable)
+      state = await loadOrCreate(this.#create, { name, id, options, kafka }, usable, this.#preloaded.get(name))
       if (options.evolveSchema) {
         const fitting = usable.filter((s) => this.#rejection(name, s.record) === undefined)
         // Rows coerced while looking for new fields, kept on the sample for buildRow (Sample.coercedRow).
@@ -137,7 +154,16 @@ export class TableSet {
 
   /** `writer`: where the Parquet bytes are made (lib/writer/workers), else on this thread. */
   encode(state: TableState, rows: Record<string, unknown>[], writer?: EncodeOptions['writer']): Promise<EncodedChunk> {
+    return encodeParquet(state.schema, rows, this.#encodeOptions(state, writer))
+  }
+
+  /** The scanner lane's columns of the table (scan-lane.ts) as one Parquet file, with the same settings as `encode`. */
+  encodeBuilt(state: TableState, built: ArrowBuild): Promise<EncodedChunk> {
+    return encodeBuilt(state.schema, built, this.#encodeOptions(state))
+  }
+
+  #encodeOptions(state: TableState, writer?: EncodeOptions['writer']): EncodeOptions {
     const compression = state.metadata.properties['write.parquet.compression-codec'] ?? this.#deps.config.parquetCompression
-    return encodeParquet(state.schema, rows, { compression, properties: state.metadata.properties, writer, integerEncoding: this.#deps.config.parquetIntegerEncoding })
+    return { compression, properties: state.metadata.properties, writer, integerEncoding: this.#deps.config.parquetIntegerEncoding }
   }
 }

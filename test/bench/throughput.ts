@@ -267,12 +267,13 @@ export async function profileWriter(
   tables: { control: string; catalog: string },
   ds: Dataset,
   run: <T>(f: () => Promise<T>) => Promise<[T, unknown]>,
+  settings: Record<string, string> = {},
 ): Promise<{ wallMs: number; cpuMs: number; profile: unknown }> {
   const dir = mkdtempSync(join(tmpdir(), `floe-bench-prof-`))
   const ctx: Ctx = { clients, counter: new RequestCounter(), controlTable: tables.control, catalogTable: tables.catalog, dir, stamp: `p${Date.now().toString(36)}` }
   try {
-    await floeRun(ctx, firstEvents(ds, 1), -1, emptyIoCounts())
-    const [r, profile] = await run(() => floeRun(ctx, ds, 0, emptyIoCounts()))
+    await floeRun(ctx, firstEvents(ds, 1), -1, emptyIoCounts(), settings)
+    const [r, profile] = await run(() => floeRun(ctx, ds, 0, emptyIoCounts(), settings))
     return { wallMs: round(r.wallMs), cpuMs: round(r.cpuMs), profile }
   } finally {
     rmSync(dir, { recursive: true, force: true })

@@ -8,7 +8,8 @@ export { footerLayout, type FooterLayout } from './footer.js'
 export { tableToStream } from './ipc.js'
 export type { LeafStats } from './columns.js'
 export { columnMetrics, columnSizes, metricsModes, splitOffsets, type ColumnMetrics } from './metrics.js'
-export { compileScanner, compileTableScanner, type Scanner } from './scan.js'
+export { compileScanner, compileTableScanner, type Scanner, type ScanOptions } from './scan.js'
+export type { KafkaMeta } from './scan-nested.js'
 export { compressionOf, encodeBuilt, encodeParquet, integerColumns, type IntegerEncoding, parquetSettings, type EncodedParquet, type EncodeOptions, type ParquetSettings, writeWithSettings } from './parquet.js'
 
 const cache = new WeakMap<StructType, Map<string, Coercer>>()

@@ -161,6 +161,14 @@ export class StringColumn implements ScanColumn {
     this.close(this.offsets[this.length]!, false)
   }
 
+  /** A value given as UTF-8 bytes (not read from a record: the `_kafka` topic). */
+  pushBytes(text: Uint8Array): void {
+    const pos = this.offsets[this.length]!
+    if (pos + text.length > this.bytes.length) this.bytes = grow(this.bytes, pos + text.length)
+    this.bytes.set(text, pos)
+    this.close(pos + text.length, true)
+  }
+
   close(end: number, valid: boolean): void {
     const k = this.length++
     if (k + 2 > this.offsets.length) this.offsets = grow(this.offsets, k + 2)

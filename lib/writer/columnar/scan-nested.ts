@@ -7,7 +7,8 @@
 import * as arrow from 'apache-arrow'
 import type { StructType } from '../../schema/index.js'
 import { COLON, COMMA, matchKey, nullAt, skip } from './scan-bytes.js'
-import { Bits, grow, type ScanColumn } from './scan-leaves.js'
+import { Bits, grow, type ScanColumn, type StringColumn } from './scan-leaves.js'
+import type { LongColumn, NumberColumn } from './scan-numbers.js'
 
 /** A list of primitives: `[` elements `]`; a null or empty list is a placeholder for its element's statistics. */
 export class ListColumn implements ScanColumn {
@@ -142,5 +143,72 @@ export class StructColumn implements ScanColumn {
     const nulls = this.valid.zeros(n)
     const children = this.children.map((c) => c.build(placeholders))
     return arrow.makeData({ type: this.arrowType, length: n, nullCount: nulls, nullBitmap: nulls ? this.valid.slice(n) : undefined, children })
+  }
+}
+
+/** What the `_kafka` column takes of a record (lib/kafka's KafkaRecord has it). */
+export interface KafkaMeta {
+  topic: string
+  partition: number
+  offset: bigint
+  timestamp: number
+}
+
+/** The `_kafka` parts the scanner fills, and the Iceberg type each has (lib/writer/kafka-column.ts). */
+export const KAFKA_SCANNED: Record<string, string> = { topic: 'string', partition: 'int', offset: 'long', timestamp: 'timestamptz' }
+
+/**
+ * The `_kafka` column (lib/writer/kafka-column.ts kafkaValue): filled from each record's Kafka
+ * metadata once its value is read, never from the value. It is always absent from a value the
+ * scanner takes (a value with a `_kafka` key is the present path's: a dead letter).
+ */
+export class KafkaColumn implements ScanColumn {
+  #topic = ''
+  #topicBytes = new Uint8Array(0)
+  constructor(
+    readonly inner: StructColumn,
+    /** The part of each of `inner`'s children, in schema order. */
+    readonly parts: string[],
+  ) {}
+
+  get length(): number {
+    return this.inner.length
+  }
+
+  value(): number {
+    return -1
+  }
+
+  /** Absent from the value, as it always is: `append` fills it. */
+  null(): void {}
+
+  truncate(n: number): void {
+    this.inner.truncate(n)
+  }
+
+  build(placeholders: number): arrow.Data {
+    return this.inner.build(placeholders)
+  }
+
+  /** The record's metadata as the column's next row; false (nothing added) when a value cannot be stored exactly. */
+  append(meta: KafkaMeta): boolean {
+    const t = meta.timestamp
+    // kafkaValue's timestamp: whole epoch milliseconds, or null; the column holds microseconds.
+    const micros = Number.isFinite(t) ? Math.trunc(t) * 1000 : null
+    if (micros !== null && !Number.isSafeInteger(micros)) return false
+    const children = this.inner.children
+    for (let k = 0; k < this.parts.length; k++) {
+      const part = this.parts[k]
+      const col = children[k]!
+      if (part === 'topic') {
+        if (meta.topic !== this.#topic) this.#topicBytes = Buffer.from((this.#topic = meta.topic))
+        ;(col as StringColumn).pushBytes(this.#topicBytes)
+      } else if (part === 'partition') (col as NumberColumn).push(meta.partition, true)
+      else if (part === 'offset') (col as LongColumn).pushBig(meta.offset)
+      else if (micros === null) col.null()
+      else (col as NumberColumn).push(micros, true)
+    }
+    this.inner.valid.set(this.inner.length++, true)
+    return true
   }
 }

@@ -180,6 +180,22 @@ export class LongColumn implements ScanColumn {
     this.valid.set(k, false)
   }
 
+  /** A value given as a bigint within int64 (not read from a record: the `_kafka` offset). */
+  pushBig(v: bigint): void {
+    const k = this.length++
+    if (2 * k + 2 > this.words.length) this.words = grow(this.words, 2 * k + 2)
+    const n = Number(v)
+    if (Number.isSafeInteger(n)) {
+      const high = Math.floor(n / TWO_32)
+      this.words[2 * k] = n - high * TWO_32
+      this.words[2 * k + 1] = high
+    } else {
+      this.words[2 * k] = Number(BigInt.asIntN(32, v))
+      this.words[2 * k + 1] = Number(BigInt.asIntN(32, v >> 32n))
+    }
+    this.valid.set(k, true)
+  }
+
   truncate(n: number): void {
     this.length = n
   }

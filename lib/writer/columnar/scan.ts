@@ -27,22 +27,28 @@ import { metricsModes, tracksBounds } from './metrics.js'
 import { DICTIONARY_SAMPLE, fewDistinct } from './parquet.js'
 import { skip } from './scan-bytes.js'
 import { BooleanColumn, StringColumn, type ScanColumn } from './scan-leaves.js'
-import { ListColumn, StructColumn } from './scan-nested.js'
+import { KAFKA_SCANNED, KafkaColumn, ListColumn, StructColumn, type KafkaMeta } from './scan-nested.js'
 import { LongColumn, NumberColumn, numberKind } from './scan-numbers.js'
 
 export interface Scanner {
   /** Rows scanned since the last build. */
   readonly rows: number
-  /** One record's bytes (exactly its view) as a row; false (nothing added) when the record is not one the scanner reads. */
-  add(record: Uint8Array): boolean
+  /**
+   * One record's bytes (exactly its view) as a row, with its Kafka metadata in the `_kafka`
+   * column if the scanner has one; false (nothing added) when the record is not one it reads.
+   */
+  add(record: Uint8Array, meta?: KafkaMeta): boolean
   /** The rows as Arrow data with their statistics; the scanner is then empty. */
   build(): ArrowBuild
 }
 
-/** Leaf statistics in schema order, as compileArrowBuilder registers them, and the top-level string columns. */
+/** Leaf statistics in schema order, as compileArrowBuilder registers them; the top-level metadata column's name, if any. */
 interface Compiling {
   stats: LeafStats[]
   bounds: NonNullable<ArrowBuildOptions['bounds']>
+  kafka?: string
+  /** The metadata column, once compiled. */
+  kafkaColumn?: KafkaColumn
 }
 
 function compileColumn(type: IcebergType, id: number, name: string, repeated: boolean, arrowType: arrow.DataType, c: Compiling): ScanColumn | undefined {
@@ -71,11 +77,19 @@ function compileStruct(type: StructType, prefix: string, arrowType: arrow.Struct
   const children: ScanColumn[] = []
   for (let k = 0; k < type.fields.length; k++) {
     const f = type.fields[k]!
-    const child = compileColumn(f.type, f.id, prefix + f.name, false, arrowType.children[k]!.type, c)
+    const childType = arrowType.children[k]!.type
+    const child = prefix === '' && f.name === c.kafka ? compileKafka(f.type, childType as arrow.Struct, c) : compileColumn(f.type, f.id, prefix + f.name, false, childType, c)
     if (child === undefined) return undefined
     children.push(child)
   }
   return new StructColumn(arrowType, type, children)
+}
+
+/** The `_kafka` column of the parts the scanner fills (KAFKA_SCANNED, of their types), else undefined. */
+function compileKafka(type: IcebergType, arrowType: arrow.Struct, c: Compiling): KafkaColumn | undefined {
+  if (!isStruct(type) || !type.fields.every((f) => KAFKA_SCANNED[f.name] === f.type)) return undefined
+  const inner = compileStruct(type, `${c.kafka}.`, arrowType, c)
+  return inner && (c.kafkaColumn = new KafkaColumn(inner, type.fields.map((f) => f.name)))
 }
 
 /** Deepest nesting of a type, counted as the guard counts objects and arrays. */
@@ -91,12 +105,13 @@ function withinLimits(schema: StructType, limits: RecordLimits): boolean {
 }
 
 /** A scanner for `schema` (the records' value: no `_kafka` column), or undefined when the schema has a type or size it does not read. */
-export function compileScanner(schema: StructType, limits: RecordLimits, opts: ArrowBuildOptions = {}): Scanner | undefined {
+export function compileScanner(schema: StructType, limits: RecordLimits, opts: ScanOptions = {}): Scanner | undefined {
   if (!withinLimits(schema, limits)) return undefined
-  const c: Compiling = { stats: [], bounds: opts.bounds ?? (() => true) }
+  const c: Compiling = { stats: [], bounds: opts.bounds ?? (() => true), kafka: opts.kafka }
   const rootType = new arrow.Struct(schema.fields.map(toArrowField))
   const root = compileStruct(schema, '', rootType, c)
   if (root === undefined) return undefined
+  const kafka = c.kafkaColumn
   const arrowSchema = toArrowSchema(schema)
   const strings = schema.fields.flatMap((f, k) => (f.type === 'string' ? [k] : []))
   const judge = opts.dictionary
@@ -104,10 +119,10 @@ export function compileScanner(schema: StructType, limits: RecordLimits, opts: A
     get rows() {
       return root.length
     },
-    add(record) {
+    add(record, meta) {
       const start = root.length
       const i = root.value(record, skip(record, 0))
-      if (i > 0 && skip(record, i) === record.length) return true
+      if (i > 0 && skip(record, i) === record.length && (kafka === undefined || (meta !== undefined && kafka.append(meta)))) return true
       root.truncate(start)
       return false
     },
@@ -130,7 +145,16 @@ export function compileScanner(schema: StructType, limits: RecordLimits, opts: A
   }
 }
 
-/** A scanner for a table's schema under its properties: the metrics modes' bounds and the dictionary choice encodeParquet's builder uses. */
-export function compileTableScanner(tableSchema: StructType, properties: Record<string, string>, limits: RecordLimits): Scanner | undefined {
-  return compileScanner(tableSchema, limits, { bounds: tracksBounds(metricsModes(tableSchema, properties)), dictionary: fewDistinct })
+export interface ScanOptions extends ArrowBuildOptions {
+  /** The top-level column filled from each record's Kafka metadata (`_kafka`), not from its value. */
+  kafka?: string
+}
+
+/**
+ * A scanner for a table's schema under its properties: the metrics modes' bounds and the
+ * dictionary choice encodeParquet's builder uses. `kafka`: the metadata column's name when the
+ * table's records carry one.
+ */
+export function compileTableScanner(tableSchema: StructType, properties: Record<string, string>, limits: RecordLimits, kafka?: string): Scanner | undefined {
+  return compileScanner(tableSchema, limits, { bounds: tracksBounds(metricsModes(tableSchema, properties)), dictionary: fewDistinct, kafka })
 }

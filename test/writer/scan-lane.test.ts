@@ -1,0 +1,244 @@
+/**
+ * The scanner lane (FLOE_WRITER_SCAN, lib/writer/scan-lane.ts) end to end: the same batches
+ * written with the lane on and off register the same rows (read back from the Parquet files),
+ * counts, offset ranges, checkpoints, dead letters and column metrics; the lane writes its own
+ * file only where it read records, and hands them back to the present path when the table
+ * evolves, when the batch needs several registration groups, when its memory share is spent and
+ * when a group attempt is retried. DynamoDB Local and s3rver.
+ */
+import { describe, expect, it } from 'vitest'
+import { loadConfig } from '../../lib/config.js'
+import { ConfigError } from '../../lib/errors.js'
+import { fromBoundBytes, type BoundValue } from '../../lib/iceberg/conversions.js'
+import { currentSchema } from '../../lib/iceberg/index.js'
+import type { DataFile } from '../../lib/iceberg/types.js'
+import { leafFields } from '../../lib/schema/index.js'
+import { writeBatch } from '../../lib/writer/pipeline.js'
+import { deadLines, registeredRows } from './readback.js'
+import { checkpoints, kafkaEvent, registered, writerSetup, type EventRecord, type WriterSetup } from './support.js'
+
+const ROUTES = JSON.stringify({
+  defaultNamespace: 'sl',
+  routes: [{ topic: 'clicks', table: 'clicks' }, { topic: 'parts', table: 'parts' }, { topic: 'meta', table: 'meta' }, { topic: 'where', table: 'where' }],
+  tables: { parts: { partitionBy: ['city'] }, meta: { kafkaMetadata: true }, where: { kafkaMetadata: ['topic', 'partition', 'offset', 'timestamp'] } },
+})
+const CITIES = ['Oslo', 'Lima', 'Kyiv', 'São Paulo']
+
+const click = (i: number): Record<string, unknown> => ({
+  id: i,
+  user: 9_007_199_254_740_000 + i,
+  ts: new Date(1_714_557_600_000 + i * 37).toISOString(),
+  amount: i / 3 + 0.25,
+  ok: i % 3 === 0,
+  city: CITIES[i % 4],
+  tags: i % 4 === 0 ? null : ['a', `t${i % 10}`],
+  device: { os: i % 2 ? 'ios' : 'android', v: i % 17 },
+})
+
+/** Records the table is created from (every field seen, so later clean records fit it as it is). */
+const seed = (): EventRecord[] => [
+  ...Array.from({ length: 20 }, (_, i) => ({ topic: 'clicks', partition: 0, offset: i, value: click(i) })),
+  ...Array.from({ length: 8 }, (_, i) => ({ topic: 'parts', partition: 0, offset: i, value: click(i) })),
+  ...Array.from({ length: 4 }, (_, i) => ({ topic: 'meta', partition: 0, offset: i, value: click(i) })),
+  ...Array.from({ length: 4 }, (_, i) => ({ topic: 'where', partition: 0, offset: i, value: click(i) })),
+]
+
+/** A later batch: clean records, and what the scanner must leave to the present path. */
+function mixed(extra: EventRecord[] = []): EventRecord[] {
+  const out: EventRecord[] = []
+  for (let i = 0; i < 600; i++) out.push({ topic: 'clicks', partition: i % 3, offset: 100 + i, value: click(i + 100), timestamp: 1_714_521_600_000 + i })
+  const odd = [
+    '{"id": 1, "city": "Oslo"}',
+    '{"city":"Lima","id":2}',
+    '{"id":3,"amount":"4.5"}',
+    '{"id":4,"city":"\\u004fslo"}',
+    '{"id":5,"user":12345678901234567890}',
+    '{"id":6,"amount":1e400}',
+    '{"id":7,"city":"\\ud800"}',
+    '{"id": 8, "ts": "2024-05-01T10:00:00+02:00"}',
+    '{"id":9,"ts":1714557600000}',
+    '{"id": 10',
+    '[1, 2]',
+  ]
+  odd.forEach((value, k) => out.push({ topic: 'clicks', partition: 3, offset: 10 + k, value }))
+  out.push({ topic: 'clicks', partition: 3, offset: 40, value: null })
+  out.push({ topic: 'clicks', partition: 3, offset: 41, value: Buffer.from([0x7b, 0x22, 0xff, 0x22, 0x3a, 0x31, 0x7d]) })
+  for (let i = 0; i < 30; i++) out.push({ topic: 'parts', partition: 0, offset: 50 + i, value: click(i) })
+  for (let i = 0; i < 10; i++) out.push({ topic: 'meta', partition: 0, offset: 50 + i, value: click(i) })
+  // The lane fills `_kafka` from the metadata: offsets past 2^53, timestamps of every kind; a value with a `_kafka` key is a dead letter.
+  const big = 2n ** 60n
+  for (let i = 0; i < 10; i++) out.push({ topic: 'where', partition: 1 + (i % 2), offset: big + BigInt(i), value: click(i), timestamp: [1_714_521_600_123, -5, 0, 253_402_300_799_999][i % 4] })
+  out.push({ topic: 'where', partition: 3, offset: 0, value: { id: 1, _kafka: { topic: 'x' } } })
+  out.push({ topic: 'where', partition: 3, offset: 1, value: '{"id":2,"city":"\\u0041"}' })
+  return [...out, ...extra]
+}
+
+const sortRows = (rows: Record<string, unknown>[] = []) => rows.map((r) => JSON.stringify(r, (_k, v) => (typeof v === 'bigint' ? `${v}n` : v))).sort()
+
+/** Per column: summed value and null counts, and the lowest / highest bound over the files, compared as values of the column's type. */
+function metrics(files: DataFile[], types: Map<number, string>) {
+  const cols = new Map<number, { values: number; nulls: number; lower?: BoundValue; upper?: BoundValue }>()
+  const key = (v: BoundValue) => (v instanceof Uint8Array ? Buffer.from(v).toString('latin1') : v)
+  const less = (a: BoundValue, b: BoundValue) => key(a)! < key(b)!
+  for (const f of files) {
+    for (const [id, n] of f.valueCounts ?? []) {
+      const c = cols.get(id) ?? { values: 0, nulls: 0 }
+      c.values += n
+      c.nulls += f.nullValueCounts?.get(id) ?? 0
+      const lo = f.lowerBounds?.get(id)
+      const hi = f.upperBounds?.get(id)
+      if (lo) {
+        const v = fromBoundBytes(types.get(id)!, lo)
+        if (c.lower === undefined || less(v, c.lower)) c.lower = v
+      }
+      if (hi) {
+        const v = fromBoundBytes(types.get(id)!, hi)
+        if (c.upper === undefined || less(c.upper, v)) c.upper = v
+      }
+      cols.set(id, c)
+    }
+  }
+  return Object.fromEntries([...cols].sort(([a], [b]) => a - b))
+}
+
+/** Leaf field id → type of a registered table's current schema. */
+async function leafTypes(s: WriterSetup, table: string): Promise<Map<number, string>> {
+  const [namespace, name] = table.split('.')
+  const { metadata } = await s.catalog.loadTable({ namespace: namespace!, name: name! })
+  return new Map(leafFields(currentSchema(metadata)).map((f) => [f.id, f.type as string]))
+}
+
+interface Run {
+  s: WriterSetup
+  results: Awaited<ReturnType<typeof writeBatch>>[]
+  files: Map<string, DataFile[]>
+}
+
+async function run(scan: boolean, batches: EventRecord[][], settings: Record<string, string> = {}): Promise<Run> {
+  const s = await writerSetup({ FLOE_ROUTES: ROUTES, FLOE_WRITER_SCAN: String(scan), ...settings })
+  expect(s.deps.config.writerScan).toBe(scan)
+  const results = []
+  for (const [k, b] of batches.entries()) results.push(await writeBatch(s.deps, kafkaEvent(b), { writerId: `w${k}` }))
+  const reg = await registered(s.control)
+  return { s, results, files: new Map([...reg].map(([t, r]) => [t, [...r.files.values()].flat()])) }
+}
+
+/**
+ * Everything a reader or the committer sees must be the same with the lane on and off. `bounds`:
+ * compare the files' bounds too (false where the budget cuts the rows into files at other places,
+ * and a string bound truncated in one file is not in another).
+ */
+async function expectSame(on: Run, off: Run, bounds = true): Promise<void> {
+  for (const [k, r] of off.results.entries()) {
+    for (const key of ['recordsIn', 'belowCheckpoint', 'deadLetters', 'dropped', 'outcome', 'transactions', 'checkpoints'] as const) expect(on.results[k]![key], key).toEqual(r[key])
+    const rows = (x: typeof r) => x.tables.map((t) => [t.table, t.rows, t.schemaId]).sort()
+    expect(rows(on.results[k]!)).toEqual(rows(r))
+  }
+  expect(await checkpoints(on.s.control)).toEqual(await checkpoints(off.s.control))
+  const [rowsOn, rowsOff] = [await registeredRows(on.s), await registeredRows(off.s)]
+  expect([...rowsOn.keys()].sort()).toEqual([...rowsOff.keys()].sort())
+  for (const [table, rows] of rowsOff) {
+    expect(sortRows(rowsOn.get(table)), table).toEqual(sortRows(rows))
+    const counts = (m: ReturnType<typeof metrics>) => Object.fromEntries(Object.entries(m).map(([id, c]) => [id, bounds ? c : { values: c.values, nulls: c.nulls }]))
+    const types = await leafTypes(off.s, table)
+    expect(counts(metrics(on.files.get(table)!, types)), table).toEqual(counts(metrics(off.files.get(table)!, types)))
+  }
+  const ranges = (x: Run) =>
+    [...x.files.keys()].sort().map(async (t) => (await registered(x.s.control)).get(t)!.batches.flatMap((b) => b.ranges.map((g) => `${t} ${g.topic}-${g.partition}:${g.firstOffset}..${g.nextOffset}=${g.records}@${g.maxTimestamp}`)).sort())
+  expect(await Promise.all(ranges(on))).toEqual(await Promise.all(ranges(off)))
+  const dead = async (x: Run) => (await deadLines(x.s)).map((d) => `${d.topic}-${d.partition}@${d.offset} ${d.stage} ${d.reason}`).sort()
+  expect(await dead(on)).toEqual(await dead(off))
+}
+
+describe('FLOE_WRITER_SCAN', () => {
+  it('on: the same rows, counts, ranges, checkpoints, dead letters and metrics as off; its own file only for a table it read', async () => {
+    const batches = [seed(), mixed()]
+    const [on, off] = [await run(true, batches), await run(false, batches)]
+    await expectSame(on, off)
+    // clicks: the lane's file and the present path's for the records it left; parts (partitioned) and meta (_kafka) are not read by the lane.
+    const second = (x: Run, t: string) => x.results[1]!.tables.find((r) => r.table === t)!.files
+    expect(second(on, 'sl.clicks')).toBe(2)
+    expect(second(off, 'sl.clicks')).toBe(1)
+    expect(second(on, 'sl.parts')).toBe(second(off, 'sl.parts'))
+    expect(second(on, 'sl.meta')).toBe(1)
+    // where (_kafka of topic, partition, offset, timestamp): the lane's file and one for the escaped record.
+    expect(second(on, 'sl.where')).toBe(2)
+    expect(second(off, 'sl.where')).toBe(1)
+    expect(on.results[1]!.deadLetters).toBeGreaterThanOrEqual(5)
+  }, 120_000)
+
+  it('gives its records back when the table evolves in the same batch (a new field)', async () => {
+    const batches = [seed(), mixed([{ topic: 'clicks', partition: 4, offset: 0, value: { id: 77, brand_new: 'x' } }])]
+    const [on, off] = [await run(true, batches), await run(false, batches)]
+    await expectSame(on, off)
+    const clicks = on.results[1]!.tables.find((t) => t.table === 'sl.clicks')!
+    expect(clicks.evolvedToSchemaId).toBeDefined()
+    // Scanned under the old schema, so written the present way under the new one: one file.
+    expect(clicks.files).toBe(1)
+  }, 120_000)
+
+  it('gives its records back when the batch needs more than one registration group', async () => {
+    // 101 partitions + the table: more items than one transaction holds.
+    const wide = Array.from({ length: 101 }, (_, p) => ({ topic: 'clicks', partition: p, offset: 5, value: click(p) }))
+    const batches = [seed(), wide]
+    const [on, off] = [await run(true, batches), await run(false, batches)]
+    expect(on.results[1]!.transactions).toBeGreaterThan(1)
+    await expectSame(on, off)
+  }, 120_000)
+
+  it('leaves records past its memory share to the present path', async () => {
+    const settings = { FLOE_MEMORY_BUDGET_MB: '1' }
+    const many = Array.from({ length: 4000 }, (_, i) => ({ topic: 'clicks', partition: 0, offset: 100 + i, value: click(i) }))
+    const [on, off] = [await run(true, [seed(), many], settings), await run(false, [seed(), many], settings)]
+    // The budget cuts the rows into files at other places when the lane holds part of it: counts, not per-file bounds.
+    await expectSame(on, off, false)
+    // ~0.8 MB of JSON: the lane's file holds the records up to half the budget, the rows path the rest.
+    let bytes = 0
+    let held = 0
+    while (bytes + Buffer.byteLength(JSON.stringify(many[held]!.value)) <= 512 * 1024) bytes += Buffer.byteLength(JSON.stringify(many[held++]!.value))
+    expect(held).toBeLessThan(many.length)
+    const counts = (x: Run) => x.files.get('sl.clicks')!.map((f) => f.recordCount)
+    expect(counts(on)).toContain(held)
+    expect(counts(off)).not.toContain(held)
+  }, 120_000)
+
+  it('a retried group attempt (another writer registered part of the batch) registers the rest once, the present way', async () => {
+    const s = await writerSetup({ FLOE_ROUTES: ROUTES })
+    await writeBatch(s.deps, kafkaEvent(seed()), { writerId: 'setup' })
+    let reached!: () => void
+    const reachedP = new Promise<void>((r) => (reached = r))
+    let open!: () => void
+    const gate = new Promise<void>((r) => (open = r))
+    const catalog = s.deps.catalog
+    // The slow writer has read the checkpoints when the lane loads the table; the fast one registers then.
+    const slow = {
+      ...s.deps,
+      catalog: Object.assign(Object.create(Object.getPrototypeOf(catalog) as object) as typeof catalog, catalog, {
+        loadTable: async (id: Parameters<typeof catalog.loadTable>[0]) => {
+          reached()
+          await gate
+          return catalog.loadTable(id)
+        },
+      }),
+    }
+    const recs = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => ({ topic: 'clicks', partition: 0, offset: from + i, value: click(from + i) }))
+    const slowRun = writeBatch(slow, kafkaEvent(recs(20, 60)), { writerId: 'slow' })
+    await reachedP
+    const fast = await writeBatch(s.deps, kafkaEvent(recs(20, 40)), { writerId: 'fast' })
+    open()
+    const late = await slowRun
+    expect(fast.outcome).toBe('registered')
+    expect(late.outcome).toBe('registered')
+    const ids = (await registeredRows(s)).get('sl.clicks')!.map((r) => Number(r.id))
+    expect(ids.sort((a, b) => a - b)).toEqual(Array.from({ length: 60 }, (_, i) => i))
+    expect(await checkpoints(s.control)).toMatchObject({ 'clicks-0': '60' })
+  }, 120_000)
+
+  it('is true or false; anything else fails at cold start naming the key', () => {
+    const base = { FLOE_WAREHOUSE: 's3://bucket/warehouse' }
+    expect(loadConfig({}, base).writerScan).toBe(true)
+    expect(loadConfig({}, { ...base, FLOE_WRITER_SCAN: 'false' }).writerScan).toBe(false)
+    expect(() => loadConfig({}, { ...base, FLOE_WRITER_SCAN: 'yes' })).toThrow(ConfigError)
+    expect(() => loadConfig({}, { ...base, FLOE_WRITER_SCAN: 'yes' })).toThrow(/FLOE_WRITER_SCAN/)
+  })
+})
