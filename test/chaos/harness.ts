@@ -119,6 +119,8 @@ export function containerEnv(env: HarnessEnv): Record<string, string> {
     FLOE_LEASE_TTL_SECONDS: '2',
     // `FLOE_WRITER_WORKERS=2 npm run chaos`: the writer containers encode on worker threads.
     ...(process.env.FLOE_WRITER_WORKERS ? { FLOE_WRITER_WORKERS: process.env.FLOE_WRITER_WORKERS } : {}),
+    // `FLOE_WRITER_SCAN=false npm run chaos`: every record takes the writer's present path (the scanner lane is on by default).
+    ...(process.env.FLOE_WRITER_SCAN ? { FLOE_WRITER_SCAN: process.env.FLOE_WRITER_SCAN } : {}),
     FLOE_COMMIT_BACKOFF_MS: '10',
     FLOE_COMMIT_RETRIES: '20',
     FLOE_AWS_MAX_ATTEMPTS: '3',
