@@ -9,12 +9,9 @@
 import { describe, expect, it } from 'vitest'
 import { loadConfig } from '../../lib/config.js'
 import { ConfigError } from '../../lib/errors.js'
-import { fromBoundBytes, type BoundValue } from '../../lib/iceberg/conversions.js'
-import { currentSchema } from '../../lib/iceberg/index.js'
 import type { DataFile } from '../../lib/iceberg/types.js'
-import { leafFields } from '../../lib/schema/index.js'
 import { writeBatch } from '../../lib/writer/pipeline.js'
-import { deadLines, registeredRows } from './readback.js'
+import { deadLines, fileMetrics as metrics, leafTypes, registeredRows } from './readback.js'
 import { checkpoints, kafkaEvent, registered, writerSetup, type EventRecord, type WriterSetup } from './support.js'
 
 const ROUTES = JSON.stringify({
@@ -74,39 +71,6 @@ function mixed(extra: EventRecord[] = []): EventRecord[] {
 }
 
 const sortRows = (rows: Record<string, unknown>[] = []) => rows.map((r) => JSON.stringify(r, (_k, v) => (typeof v === 'bigint' ? `${v}n` : v))).sort()
-
-/** Per column: summed value and null counts, and the lowest / highest bound over the files, compared as values of the column's type. */
-function metrics(files: DataFile[], types: Map<number, string>) {
-  const cols = new Map<number, { values: number; nulls: number; lower?: BoundValue; upper?: BoundValue }>()
-  const key = (v: BoundValue) => (v instanceof Uint8Array ? Buffer.from(v).toString('latin1') : v)
-  const less = (a: BoundValue, b: BoundValue) => key(a)! < key(b)!
-  for (const f of files) {
-    for (const [id, n] of f.valueCounts ?? []) {
-      const c = cols.get(id) ?? { values: 0, nulls: 0 }
-      c.values += n
-      c.nulls += f.nullValueCounts?.get(id) ?? 0
-      const lo = f.lowerBounds?.get(id)
-      const hi = f.upperBounds?.get(id)
-      if (lo) {
-        const v = fromBoundBytes(types.get(id)!, lo)
-        if (c.lower === undefined || less(v, c.lower)) c.lower = v
-      }
-      if (hi) {
-        const v = fromBoundBytes(types.get(id)!, hi)
-        if (c.upper === undefined || less(c.upper, v)) c.upper = v
-      }
-      cols.set(id, c)
-    }
-  }
-  return Object.fromEntries([...cols].sort(([a], [b]) => a - b))
-}
-
-/** Leaf field id → type of a registered table's current schema. */
-async function leafTypes(s: WriterSetup, table: string): Promise<Map<number, string>> {
-  const [namespace, name] = table.split('.')
-  const { metadata } = await s.catalog.loadTable({ namespace: namespace!, name: name! })
-  return new Map(leafFields(currentSchema(metadata)).map((f) => [f.id, f.type as string]))
-}
 
 interface Run {
   s: WriterSetup

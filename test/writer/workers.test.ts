@@ -8,10 +8,9 @@
 import { describe, expect, it } from 'vitest'
 import { loadConfig } from '../../lib/config.js'
 import { ConfigError, WorkerCrashedError, isRetryable } from '../../lib/errors.js'
-import type { DataFile } from '../../lib/iceberg/types.js'
 import { writeBatch } from '../../lib/writer/pipeline.js'
 import { encodePool, MIN_PIECE_ROWS, writerSplit } from '../../lib/writer/workers/index.js'
-import { registeredRows } from './readback.js'
+import { fileMetrics, leafTypes, registeredRows } from './readback.js'
 import { checkpoints, kafkaEvent, registered, writerSetup, type EventRecord } from './support.js'
 
 const ROUTES = JSON.stringify({
@@ -36,26 +35,6 @@ function records(): EventRecord[] {
 
 const sortRows = (rows: Record<string, unknown>[]) => rows.map((r) => JSON.stringify(r, (_k, v) => (typeof v === 'bigint' ? `${v}n` : v))).sort()
 
-/** Per table: record counts, and per column the summed value / null counts and the lowest / highest bound over the files. */
-function metrics(files: DataFile[]) {
-  const cols = new Map<number, { values: number; nulls: number; lower?: string; upper?: string }>()
-  const hex = (b: Uint8Array) => Buffer.from(b).toString('hex')
-  for (const f of files) {
-    for (const [id, n] of f.valueCounts ?? []) {
-      const c = cols.get(id) ?? { values: 0, nulls: 0 }
-      c.values += n
-      c.nulls += f.nullValueCounts?.get(id) ?? 0
-      const lo = f.lowerBounds?.get(id)
-      const hi = f.upperBounds?.get(id)
-      // Bounds compare as Iceberg's binary forms of one type; the smallest / largest file bound by the decoded text order is enough for equality of sets.
-      if (lo) c.lower = [c.lower, hex(lo)].filter(Boolean).sort()[0]
-      if (hi) c.upper = [c.upper, hex(hi)].filter(Boolean).sort().at(-1)
-      cols.set(id, c)
-    }
-  }
-  return { records: files.reduce((n, f) => n + f.recordCount, 0), columns: Object.fromEntries([...cols].sort(([a], [b]) => a - b)) }
-}
-
 async function writeWith(workers: string) {
   const s = await writerSetup({ FLOE_ROUTES: ROUTES, FLOE_WRITER_WORKERS: workers })
   const result = await writeBatch(s.deps, kafkaEvent(records()), { writerId: `w${workers}` })
@@ -77,7 +56,8 @@ describe('FLOE_WRITER_WORKERS', () => {
     expect([...on.rows.keys()].sort()).toEqual(['wk.by_city', 'wk.clicks', 'wk.orders'])
     for (const [table, rows] of off.rows) {
       expect(sortRows(on.rows.get(table)!), table).toEqual(sortRows(rows))
-      expect(metrics(on.files.get(table)!), table).toEqual(metrics(off.files.get(table)!))
+      const types = await leafTypes(off.s, table)
+      expect(fileMetrics(on.files.get(table)!, types), table).toEqual(fileMetrics(off.files.get(table)!, types))
       const ranges = (r: typeof off) => r.reg.get(table)!.batches.flatMap((b) => b.ranges.map((x) => `${x.topic}-${x.partition}:${x.firstOffset}..${x.nextOffset}=${x.records}`)).sort()
       expect(ranges(on), table).toEqual(ranges(off))
     }

@@ -61,15 +61,41 @@ export function grow<T extends Uint8Array | Int32Array | Float64Array>(a: T, nee
   return next
 }
 
-export class BooleanColumn implements ScanColumn {
+/**
+ * What every leaf column keeps: its rows, their validity, the Arrow type, the statistics it fills
+ * at build and whether it tracks bounds. Rolling back is setting the row count.
+ */
+export abstract class Leaf {
   length = 0
-  bits = new Bits()
   valid = new Bits()
   constructor(
     readonly arrowType: arrow.DataType,
     readonly stats: LeafStats,
     readonly bounds: boolean,
   ) {}
+
+  truncate(n: number): void {
+    this.length = n
+  }
+
+  /** The first `n` rows' value and null counts into the statistics (`placeholders` as arrow-build.ts counts them); returns the nulls. */
+  protected count(n: number, placeholders: number): number {
+    const nulls = this.valid.zeros(n)
+    this.stats.valueCount += n + placeholders
+    this.stats.nullCount += nulls + placeholders
+    return nulls
+  }
+}
+
+/** `offsets` (a variable-length column's: strings, lists) with row `k` ending at `end`, grown when full. */
+export function endRow(offsets: Int32Array<ArrayBuffer>, k: number, end: number): Int32Array<ArrayBuffer> {
+  if (k + 2 > offsets.length) offsets = grow(offsets, k + 2)
+  offsets[k + 1] = end
+  return offsets
+}
+
+export class BooleanColumn extends Leaf implements ScanColumn {
+  bits = new Bits()
 
   value(b: Uint8Array, i: number): number {
     let v: boolean
@@ -88,23 +114,17 @@ export class BooleanColumn implements ScanColumn {
     this.valid.set(k, false)
   }
 
-  truncate(n: number): void {
-    this.length = n
-  }
-
   build(placeholders: number): arrow.Data {
     const n = this.length
-    let nulls = 0
+    const nulls = this.count(n, placeholders)
     let seenTrue = false
     let seenFalse = false
     for (let i = 0; i < n; i++) {
-      if (!this.valid.get(i)) nulls++
-      else if (this.bits.get(i)) seenTrue = true
+      if (!this.valid.get(i)) continue
+      if (this.bits.get(i)) seenTrue = true
       else seenFalse = true
     }
     const s = this.stats
-    s.valueCount += n + placeholders
-    s.nullCount += nulls + placeholders
     if (this.bounds && (seenTrue || seenFalse)) {
       s.min = !seenFalse
       s.max = seenTrue
@@ -114,16 +134,9 @@ export class BooleanColumn implements ScanColumn {
 }
 
 /** A string: its UTF-8 copied after checking it, escapes decoded; anything malformed gives the record up. */
-export class StringColumn implements ScanColumn {
+export class StringColumn extends Leaf implements ScanColumn {
   bytes = new Uint8Array(1024)
   offsets = new Int32Array(65)
-  length = 0
-  valid = new Bits()
-  constructor(
-    readonly arrowType: arrow.DataType,
-    readonly stats: LeafStats,
-    readonly bounds: boolean,
-  ) {}
 
   value(b: Uint8Array, i: number): number {
     if (b[i] !== QUOTE) return -1
@@ -171,19 +184,14 @@ export class StringColumn implements ScanColumn {
 
   close(end: number, valid: boolean): void {
     const k = this.length++
-    if (k + 2 > this.offsets.length) this.offsets = grow(this.offsets, k + 2)
-    this.offsets[k + 1] = end
+    this.offsets = endRow(this.offsets, k, end)
     this.valid.set(k, valid)
-  }
-
-  truncate(n: number): void {
-    this.length = n
   }
 
   build(placeholders: number): arrow.Data {
     const n = this.length
     const { offsets, bytes } = this
-    const nulls = this.valid.zeros(n)
+    const nulls = this.count(n, placeholders)
     let min = -1
     let max = -1
     for (let i = 0; this.bounds && i < n; i++) {
@@ -192,8 +200,6 @@ export class StringColumn implements ScanColumn {
       if (max < 0 || compareSpans(bytes, offsets, i, max) > 0) max = i
     }
     const s = this.stats
-    s.valueCount += n + placeholders
-    s.nullCount += nulls + placeholders
     const text = (k: number): string => Buffer.prototype.utf8Slice.call(bytes, offsets[k]!, offsets[k + 1]!) as string
     s.min = min < 0 ? undefined : text(min)
     s.max = max < 0 ? undefined : text(max)

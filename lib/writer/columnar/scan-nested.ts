@@ -7,7 +7,7 @@
 import * as arrow from 'apache-arrow'
 import type { StructType } from '../../schema/index.js'
 import { COLON, COMMA, matchKey, nullAt, skip } from './scan-bytes.js'
-import { Bits, grow, type ScanColumn, type StringColumn } from './scan-leaves.js'
+import { Bits, endRow, type ScanColumn, type StringColumn } from './scan-leaves.js'
 import type { LongColumn, NumberColumn } from './scan-numbers.js'
 
 /** A list of primitives: `[` elements `]`; a null or empty list is a placeholder for its element's statistics. */
@@ -49,8 +49,7 @@ export class ListColumn implements ScanColumn {
 
   close(end: number, valid: boolean): void {
     const k = this.length++
-    if (k + 2 > this.offsets.length) this.offsets = grow(this.offsets, k + 2)
-    this.offsets[k + 1] = end
+    this.offsets = endRow(this.offsets, k, end)
     this.valid.set(k, valid)
   }
 

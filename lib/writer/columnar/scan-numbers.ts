@@ -8,7 +8,7 @@ import * as arrow from 'apache-arrow'
 import { fastIsoMicrosBytes, isoToEpochDays } from '../../schema/index.js'
 import type { LeafStats } from './column-parts.js'
 import { asciiEnd, asciiToken, num, numberAt, QUOTE, written } from './scan-bytes.js'
-import { Bits, grow, type ScanColumn } from './scan-leaves.js'
+import { grow, Leaf, type ScanColumn } from './scan-leaves.js'
 
 const INT_MIN = -(2 ** 31)
 const INT_MAX = 2 ** 31 - 1
@@ -51,16 +51,16 @@ function temporalText(b: Uint8Array, i: number, kind: NumberKind): number | unde
 }
 
 /** int, float, double, date, timestamp[tz]: every value an exact double, converted to the Arrow type at build. */
-export class NumberColumn implements ScanColumn {
-  length = 0
+export class NumberColumn extends Leaf implements ScanColumn {
   values = new Float64Array(64)
-  valid = new Bits()
   constructor(
     readonly kind: NumberKind,
-    readonly arrowType: arrow.DataType,
-    readonly stats: LeafStats,
-    readonly bounds: boolean,
-  ) {}
+    arrowType: arrow.DataType,
+    stats: LeafStats,
+    bounds: boolean,
+  ) {
+    super(arrowType, stats, bounds)
+  }
 
   value(b: Uint8Array, i: number): number {
     const kind = this.kind
@@ -97,14 +97,10 @@ export class NumberColumn implements ScanColumn {
     this.valid.set(k, valid)
   }
 
-  truncate(n: number): void {
-    this.length = n
-  }
-
   build(placeholders: number): arrow.Data {
     const n = this.length
     const values = this.values
-    const nulls = this.valid.zeros(n)
+    const nulls = this.count(n, placeholders)
     let min: number | undefined
     let max: number | undefined
     for (let i = 0; this.bounds && i < n; i++) {
@@ -114,8 +110,6 @@ export class NumberColumn implements ScanColumn {
       if (max === undefined || v > max || (v === 0 && max === 0 && Object.is(max, -0))) max = v
     }
     const s = this.stats
-    s.valueCount += n + placeholders
-    s.nullCount += nulls + placeholders
     const big = this.kind === 'timestamp'
     s.min = big && min !== undefined ? BigInt(min) : min
     s.max = big && max !== undefined ? BigInt(max) : max
@@ -139,15 +133,8 @@ export class NumberColumn implements ScanColumn {
 }
 
 /** long: two 32-bit words per value (low, high), from the double for up to 15 digits, from the literal's digits beyond. */
-export class LongColumn implements ScanColumn {
-  length = 0
+export class LongColumn extends Leaf implements ScanColumn {
   words = new Int32Array(128)
-  valid = new Bits()
-  constructor(
-    readonly arrowType: arrow.DataType,
-    readonly stats: LeafStats,
-    readonly bounds: boolean,
-  ) {}
 
   value(b: Uint8Array, i: number): number {
     const at = numberAt(b, i)
@@ -196,14 +183,10 @@ export class LongColumn implements ScanColumn {
     this.valid.set(k, true)
   }
 
-  truncate(n: number): void {
-    this.length = n
-  }
-
   build(placeholders: number): arrow.Data {
     const n = this.length
     const w = this.words
-    const nulls = this.valid.zeros(n)
+    const nulls = this.count(n, placeholders)
     let min = -1
     let max = -1
     // Compared as int64: the high word signed, then the low word unsigned.
@@ -214,8 +197,6 @@ export class LongColumn implements ScanColumn {
       if (max < 0 || less(max, i)) max = i
     }
     const s = this.stats
-    s.valueCount += n + placeholders
-    s.nullCount += nulls + placeholders
     const data = new BigInt64Array(w.slice(0, 2 * n).buffer)
     s.min = min < 0 ? undefined : data[min]
     s.max = max < 0 ? undefined : data[max]
