@@ -203,6 +203,7 @@ function emptyResult(writerId: string, recordsIn: number, belowCheckpoint: numbe
     flushes: { budget: 0, 'target-size': 0, end: 0, 'oversize-row': 0 },
     peakBufferedBytes: 0,
     bytesWritten: 0,
+    recordsScanned: 0,
   }
 }
 
@@ -213,6 +214,7 @@ function batchResult(ctx: BatchContext, recordsIn: number, belowCheckpoint: numb
   for (const g of done.results) {
     result.dropped += g.dropped
     result.deadLetters += g.deadLetters
+    result.recordsScanned += g.scanned
     result.deadLetterPaths.push(...g.deadLetterPaths)
     for (const b of g.batches) {
       const t = perTable.get(b.table) ?? { rows: 0, files: 0, bytes: 0 }

@@ -50,6 +50,8 @@ export interface GroupResult {
   dropped: number
   deadLetterPaths: string[]
   stats: BufferStats
+  /** Rows of the scanner lane's files. */
+  scanned: number
 }
 
 /** Per table, per partition: how many rows were written and their latest Kafka timestamp. */
@@ -71,7 +73,11 @@ export async function writeGroup(opts: GroupOptions): Promise<GroupResult> {
   const { deps, replay } = opts
   const sink = new FileSink({ ...opts, reserved: opts.lane?.reserved })
   const rows = await coerceRows(opts.tables, opts.items, sink)
-  for (const [table, built] of opts.lane?.take() ?? []) await sink.writeBuilt(table, built)
+  let scanned = 0
+  for (const [table, built] of opts.lane?.take() ?? []) {
+    scanned += built.table.numRows
+    await sink.writeBuilt(table, built)
+  }
   const written = await sink.close()
   // Dead letters before the registration: never lost, and a retry overwrites them.
   const { dead } = rows
@@ -79,7 +85,7 @@ export async function writeGroup(opts: GroupOptions): Promise<GroupResult> {
   const next = nextCheckpoints(opts, rows.firstNew)
   const batches = pendingBatches(opts, written, rows, next)
   const outcome = await register(opts, batches, next, rows.dead)
-  return { outcome, paths: written.paths, next, batches, deadLetters: dead.length, dropped: rows.dropped, deadLetterPaths, stats: written.stats }
+  return { outcome, paths: written.paths, next, batches, deadLetters: dead.length, dropped: rows.dropped, deadLetterPaths, stats: written.stats, scanned }
 }
 
 /** The coerce stage: each record a row per table (into the sink), or a dead letter with the reason. */

@@ -37,6 +37,7 @@ export function writeMetrics(r: WriteResult, ms: number): MetricValues {
     DeadLetters: r.deadLetters,
     RecordsDropped: r.dropped,
     RecordsBelowCheckpoint: r.belowCheckpoint,
+    RecordsScanned: r.recordsScanned,
     FlushesBudget: r.flushes.budget,
     FlushesTargetSize: r.flushes['target-size'],
     FlushesEnd: r.flushes.end,

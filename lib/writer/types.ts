@@ -85,6 +85,8 @@ export interface WriteResult {
   flushes: Record<FlushReason, number>
   peakBufferedBytes: number
   bytesWritten: number
+  /** Rows the scanner lane read from their bytes (FLOE_WRITER_SCAN, scan-lane.ts), of those registered. */
+  recordsScanned: number
 }
 
 /** How lib/replay runs the writer path (WriteOptions.replay). */

@@ -43,7 +43,7 @@ describe('writer handler', () => {
     try {
       await handler(kafkaEvent([{ topic: 'clicks', partition: 0, offset: 3, value: { a: 1 } }, { topic: 'clicks', partition: 0, offset: 4, value: 'x' }]), context('m'))
       const emitted = Object.fromEntries(added.mock.calls.map(([name, unit, value]) => [name, { unit, value }]))
-      expect(added.mock.calls.map(([name]) => name)).toEqual(['RecordsIn', 'RecordsWritten', 'BytesWritten', 'FilesWritten', 'DeadLetters', 'RecordsDropped', 'RecordsBelowCheckpoint', 'FlushesBudget', 'FlushesTargetSize', 'FlushesEnd', 'PeakBufferedBytes', 'WriteDuration'])
+      expect(added.mock.calls.map(([name]) => name)).toEqual(['RecordsIn', 'RecordsWritten', 'BytesWritten', 'FilesWritten', 'DeadLetters', 'RecordsDropped', 'RecordsBelowCheckpoint', 'RecordsScanned', 'FlushesBudget', 'FlushesTargetSize', 'FlushesEnd', 'PeakBufferedBytes', 'WriteDuration'])
       expect(emitted).toMatchObject({
         RecordsIn: { unit: 'Count', value: 2 },
         RecordsWritten: { unit: 'Count', value: 1 },

@@ -129,6 +129,10 @@ describe('FLOE_WRITER_SCAN', () => {
     expect(second(on, 'sl.where')).toBe(2)
     expect(second(off, 'sl.where')).toBe(1)
     expect(on.results[1]!.deadLetters).toBeGreaterThanOrEqual(5)
+    // RecordsScanned: the clean clicks and `where` records at least, none with the lane off.
+    expect(on.results[1]!.recordsScanned).toBeGreaterThanOrEqual(600 + 10)
+    expect(on.results[1]!.recordsScanned).toBeLessThan(on.results[1]!.recordsIn)
+    expect(off.results[1]!.recordsScanned).toBe(0)
   }, 120_000)
 
   it('gives its records back when the table evolves in the same batch (a new field)', async () => {
@@ -147,6 +151,7 @@ describe('FLOE_WRITER_SCAN', () => {
     const batches = [seed(), wide]
     const [on, off] = [await run(true, batches), await run(false, batches)]
     expect(on.results[1]!.transactions).toBeGreaterThan(1)
+    expect(on.results[1]!.recordsScanned).toBe(0)
     await expectSame(on, off)
   }, 120_000)
 
