@@ -15,8 +15,8 @@
  * present path, which decides whether it is a row, an evolution or a dead letter.
  *
  * Compiled only for schemas of boolean, int, long, float, double, date, timestamp, timestamptz,
- * string, structs of those and lists of primitives, within the record limits (depth, columns,
- * field names); `compileScanner` gives undefined for any other schema.
+ * string, structs of those and lists of primitives, without a v3 `write-default`, within the
+ * record limits (depth, columns, field names); `compileScanner` gives undefined for any other schema.
  */
 import * as arrow from 'apache-arrow'
 import type { RecordLimits } from '../../config.js'
@@ -74,6 +74,8 @@ function compileList(type: ListType, name: string, arrowType: arrow.List, c: Com
 function compileStruct(type: StructType, prefix: string, arrowType: arrow.Struct, c: Compiling): StructColumn | undefined {
   // Parquet holds no empty group (parquet.ts writableSchema): such a schema takes the present path.
   if (type.fields.length === 0) return undefined
+  // A v3 write-default fills an absent field (coerce-parts.ts); the scanner writes null: the present path's.
+  if (type.fields.some((f) => f['write-default'] !== undefined)) return undefined
   const children: ScanColumn[] = []
   for (let k = 0; k < type.fields.length; k++) {
     const f = type.fields[k]!

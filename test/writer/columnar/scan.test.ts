@@ -277,6 +277,9 @@ describe('JSON scanner', () => {
     expect(compileTableScanner(one('uuid'), {}, limits)).toBeUndefined()
     expect(compileTableScanner(one({ type: 'map', 'key-id': 2, key: 'string', 'value-id': 3, value: 'long', 'value-required': false }), {}, limits)).toBeUndefined()
     expect(compileTableScanner(one({ type: 'struct', fields: [] }), {}, limits)).toBeUndefined()
+    // A v3 write-default fills an absent field: the present path's job, at any depth.
+    expect(compileTableScanner({ type: 'struct', fields: [{ id: 1, name: 'a', required: false, type: 'string', 'write-default': 'eu' }] }, {}, limits)).toBeUndefined()
+    expect(compileTableScanner(one({ type: 'struct', fields: [{ id: 2, name: 'b', required: false, type: 'long', 'write-default': 7 }] }), {}, limits)).toBeUndefined()
     expect(compileTableScanner(one('long'), {}, { ...limits, maxFieldNameLength: 0 })).toBeUndefined()
     expect(compileTableScanner(one('long'), {}, { ...limits, maxDepth: 1 })).toBeUndefined()
     expect(compileTableScanner(one('long'), {}, limits)).toBeDefined()
