@@ -215,9 +215,10 @@ export const SETTINGS = {
    */
   FLOE_WRITER_WORKERS: z.union([z.literal('auto'), z.coerce.number().int().min(0).max(8)]).default(0),
   /**
-   * JSON records routed by topic alone to one existing, unpartitioned table without `_kafka` are
-   * read by a scanner compiled from the table's schema, straight from their bytes into Parquet
-   * columns (lib/writer/scan-lane.ts); a record it does not read exactly takes the present path.
+   * JSON records routed by topic alone to one existing, unpartitioned table (its `_kafka`, if any,
+   * without key or headers) are read by a scanner compiled from the table's schema, straight from
+   * their bytes into Parquet columns (lib/writer/scan-lane.ts); a record it does not read exactly
+   * takes the present path.
    * `false`: every record takes the present path (strict UTF-8, JSON.parse, guard, coercer).
    */
   FLOE_WRITER_SCAN: z.enum(['true', 'false']).default('true').transform((v) => v === 'true'),

@@ -108,7 +108,7 @@ export class ScanLane {
   }
 
   #release(table: string, lane: Lane): void {
-    lane.scanner.build()
+    // The scanner and its columns go with the lane: nothing to build or clear.
     for (const item of lane.items) decodeNow(this.#deps, item)
     this.#bytes -= lane.bytes
     this.#lanes.delete(table)
