@@ -11,8 +11,11 @@
  * Offsets are parsed to bigint without going through a lossy number: decimal strings and
  * lossless-json numbers are taken digit for digit; a JS number is accepted only while it is a
  * safe integer (beyond 2^53 it has already lost precision, so the record is flagged).
+ *
+ * This module reads one record; event-parts.ts reads the event into partitions, base64.ts the
+ * keys and values.
  */
-import { EventShapeError } from '../errors.js'
+import { sinkBase64, decodeBase64, type Base64Sink } from './base64.js'
 import { partitionKey, splitPartitionKey } from './partition-key.js'
 
 export const KAFKA_EVENT_SOURCES = ['aws:kafka', 'SelfManagedKafka', 'aws:SelfManagedKafka'] as const
@@ -61,7 +64,7 @@ export function isKafkaEvent(event: unknown): event is RawKafkaEvent {
   return eventShapeProblem(event) === undefined
 }
 
-function eventShapeProblem(event: unknown): string | undefined {
+export function eventShapeProblem(event: unknown): string | undefined {
   if (typeof event !== 'object' || event === null || Array.isArray(event))
     return `expected an object, got ${describe(event)}`
   const e = event as Record<string, unknown>
@@ -75,52 +78,12 @@ function eventShapeProblem(event: unknown): string | undefined {
   return undefined
 }
 
-/**
- * Parse a Lambda Kafka event into records, sorted per partition by offset (partitions in the
- * order the event lists them). Throws EventShapeError for a malformed event.
- */
-export function parseKafkaEvent(event: unknown): KafkaRecord[] {
-  const problem = eventShapeProblem(event)
-  if (problem !== undefined) throw new EventShapeError(`Kafka event: ${problem}`)
-  const groups = new Map<string, KafkaRecord[]>()
-  const entries = Object.entries((event as RawKafkaEvent).records)
-  const sink = base64Sink(entries)
-  for (const [groupKey, list] of entries) {
-    // The group key is split once per group, not per record; records almost always match it.
-    const fallback = splitGroupKey(groupKey)
-    let last: { topic: string; partition: number; list: KafkaRecord[] } | undefined
-    for (const raw of list) {
-      const record = readRecord(raw, groupKey, fallback, sink)
-      if (last === undefined || last.topic !== record.topic || last.partition !== record.partition) {
-        const pk = partitionKey(record.topic, record.partition)
-        let group = groups.get(pk)
-        if (group === undefined) groups.set(pk, (group = []))
-        last = { topic: record.topic, partition: record.partition, list: group }
-      }
-      last.list.push(record)
-    }
-  }
-  const out: KafkaRecord[] = []
-  for (const group of groups.values()) {
-    // Events list a partition's records in offset order: sorted only when they are not.
-    if (!inOffsetOrder(group)) group.sort((a, b) => (a.offset < b.offset ? -1 : a.offset > b.offset ? 1 : 0))
-    // Not push(...group): a spread of ~100k+ records overflows the stack (a 6 MB event of tiny records).
-    for (const r of group) out.push(r)
-  }
-  return out
-}
-
-function inOffsetOrder(group: readonly KafkaRecord[]): boolean {
-  for (let i = 1; i < group.length; i++) if (group[i - 1]!.offset > group[i]!.offset) return false
-  return true
-}
-
 /** Parse one record; never throws. `groupKey` supplies topic/partition when the record lacks them. */
 export function parseRecord(raw: unknown, groupKey: string): KafkaRecord {
   return readRecord(raw, groupKey, splitGroupKey(groupKey), undefined)
 }
 
-function readRecord(raw: unknown, groupKey: string, fallback: { topic: string; partition: number }, sink: Base64Sink | undefined): KafkaRecord {
+export function readRecord(raw: unknown, groupKey: string, fallback: { topic: string; partition: number }, sink: Base64Sink | undefined): KafkaRecord {
   // One shape for every record (every field set here, in this order): the code that reads records stays monomorphic.
   const record: KafkaRecord = {
     topic: fallback.topic,
@@ -191,7 +154,7 @@ function readRecord(raw: unknown, groupKey: string, fallback: { topic: string; p
 }
 
 /** The headers of every record without any (shared, never written to). */
-const NO_HEADERS: KafkaHeader[] = Object.freeze([]) as unknown as KafkaHeader[]
+export const NO_HEADERS: KafkaHeader[] = Object.freeze([]) as unknown as KafkaHeader[]
 
 /** A key's or value's bytes, or the reason it has none. */
 function readBytes(field: 'key' | 'value', text: unknown, sink: Base64Sink | undefined): Uint8Array | string {
@@ -201,7 +164,7 @@ function readBytes(field: 'key' | 'value', text: unknown, sink: Base64Sink | und
 }
 
 /** Topic and partition from the group key `"<topic>-<partition>"` (partition -1 when it is not one). */
-function splitGroupKey(groupKey: string): { topic: string; partition: number } {
+export function splitGroupKey(groupKey: string): { topic: string; partition: number } {
   return splitPartitionKey(groupKey) ?? { topic: groupKey, partition: -1 }
 }
 
@@ -230,90 +193,13 @@ function isLosslessNumber(v: unknown): v is { value: string } {
   return typeof v === 'object' && v !== null && (v as { isLosslessNumber?: unknown }).isLosslessNumber === true && typeof (v as { value?: unknown }).value === 'string'
 }
 
-function parseTimestamp(v: unknown): number | undefined {
+export function parseTimestamp(v: unknown): number | undefined {
   const n = typeof v === 'number' ? v : typeof v === 'string' && /^-?\d{1,16}$/.test(v) ? Number(v) : isLosslessNumber(v) ? Number(v.value) : Number.NaN
   // Kafka uses -1 for "no timestamp"; anything else must be a safe integer of epoch millis.
   return Number.isSafeInteger(n) && n >= -1 ? n : undefined
 }
 
-/** 1 for the characters of the standard base64 alphabet (A-Z a-z 0-9 + /), by char code. */
-const BASE64_ALPHABET = new Uint8Array(128)
-for (const c of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/') BASE64_ALPHABET[c.charCodeAt(0)] = 1
-
-/**
- * Strict standard base64, padding optional: quads, then a 2- or 3-character tail, padded to a
- * quad or not. Same language as /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{2,3})?$/,
- * checked with one pass over the char codes and a table (no regex per record: event parsing
- * was 15 % of the writer's encode pass, issue 20).
- */
-export function isBase64(text: string): boolean {
-  let end = text.length
-  while (end > 0 && text.charCodeAt(end - 1) === 0x3d) end--
-  const pad = text.length - end
-  if (pad > 2) return false
-  for (let i = 0; i < end; i++) {
-    const c = text.charCodeAt(i)
-    if (c >= 128 || BASE64_ALPHABET[c] === 0) return false
-  }
-  const tail = end % 4
-  return tail !== 1 && (pad === 0 || tail + pad === 4)
-}
-
-/** Strict standard base64 (padding optional); undefined when the text is not base64. */
-export function decodeBase64(text: string): Uint8Array | undefined {
-  if (!isBase64(text)) return undefined
-  const buf = Buffer.from(text, 'base64')
-  return new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength)
-}
-
-/**
- * One buffer for every key and value of an event, sized from the base64 lengths: a record's bytes
- * are a view into it (no Buffer allocated per record; measured 3× cheaper than Buffer.from per
- * value, issue 20). The views live as long as the event's records do.
- */
-interface Base64Sink {
-  buf: Buffer
-  pos: number
-}
-
-function base64Sink(entries: [string, unknown[]][]): Base64Sink {
-  let size = 0
-  for (const [, list] of entries) {
-    for (const raw of list) {
-      if (typeof raw !== 'object' || raw === null) continue
-      const { key, value } = raw as Record<string, unknown>
-      if (typeof key === 'string') size += Math.ceil(key.length / 4) * 3
-      if (typeof value === 'string') size += Math.ceil(value.length / 4) * 3
-    }
-  }
-  return { buf: Buffer.allocUnsafeSlow(size), pos: 0 }
-}
-
-/**
- * Decode `text` into the sink; undefined when it is not strict base64. The common case is checked
- * natively, without encoding back: Node's decoder skips every character outside its alphabets
- * (`=` anywhere included), so padded text with no `-` or `_` (its URL-safe alphabet) decodes to
- * exactly 3/4 of its length less its padding only when every character was base64. Anything
- * else takes isBase64.
- */
-function sinkBase64(sink: Base64Sink, text: string): Uint8Array | undefined {
-  const { buf, pos } = sink
-  const len = text.length
-  if (len % 4 === 0) {
-    const n = buf.write(text, pos, 'base64')
-    const pad = len === 0 || text.charCodeAt(len - 1) !== 0x3d ? 0 : text.charCodeAt(len - 2) === 0x3d ? 2 : 1
-    if (n === (len / 4) * 3 - pad && !text.includes('-') && !text.includes('_')) {
-      sink.pos = pos + n
-      return new Uint8Array(buf.buffer, buf.byteOffset + pos, n)
-    }
-  }
-  if (!isBase64(text)) return undefined
-  const n = buf.write(text, pos, 'base64')
-  sink.pos = pos + n
-  return new Uint8Array(buf.buffer, buf.byteOffset + pos, n)
-}
-
-function parseHeaders(v: unknown): KafkaHeader[] | string {
+export function parseHeaders(v: unknown): KafkaHeader[] | string {
   if (v === undefined || v === null) return []
   if (!Array.isArray(v)) return `headers is ${describe(v)}, expected an array`
   // Most records carry `headers: []`: the shared empty list, not a new array per record.

@@ -1,6 +1,10 @@
 /** Kafka event decoding at the Lambda boundary. */
-export { parseKafkaEvent, parseRecord, isKafkaEvent, isTombstone, parseOffset, decodeBase64, KAFKA_EVENT_SOURCES } from './event.js'
+export { parseRecord, isKafkaEvent, isTombstone, parseOffset, KAFKA_EVENT_SOURCES } from './event.js'
 export type { KafkaRecord, KafkaHeader, RawKafkaEvent } from './event.js'
+export { decodeBase64 } from './base64.js'
+export { parseKafkaEvent, readKafkaEvent } from './event-parts.js'
+export type { EventPart, KafkaEventParts, RawPartition } from './event-parts.js'
+export { RawRecordReader, parseRawRecord } from './raw-records.js'
 export { partitionKey, parsePartitionKey } from './partition-key.js'
 export { describeEventPartitions, eventPartitions, groupByPartition } from './partitions.js'
 export type { EventPartition } from './partitions.js'

@@ -6,7 +6,7 @@
  */
 import { FloeError, RecordError } from '../errors.js'
 import { parseJsonObject, parseJsonObjectFast, type DecodedValue } from '../codec/index.js'
-import { isTombstone, partitionKey, type KafkaRecord } from '../kafka/index.js'
+import { isTombstone, type EventPart, type KafkaRecord, type RawPartition } from '../kafka/index.js'
 import type { Schema } from '../schema/index.js'
 import type { DeadLetter } from './dead-letters.js'
 import type { Sample } from './table-state.js'
@@ -30,49 +30,58 @@ export interface Item {
   /** The row table evolution coerced (Sample.coercedRow), until buildRow takes it. */
   coercedBy?: Sample['coercedBy']
   coercedRow?: Sample['coercedRow']
-  /** Not decoded yet: a JSON record routed by its topic alone to one table, waiting for the scanner lane (scan-lane.ts). */
-  raw?: true
-  /** Its row is in the scanner lane's columns: no value, no row of its own. */
-  scanned?: true
+  /**
+   * Records whose rows are in the scanner lane's columns (scan-lane.ts): consecutive records of
+   * one raw partition, `record` standing for them all (the first offset, the latest timestamp).
+   */
+  run?: Run
+}
+
+/** Records `from` to `to` (exclusive) of a raw partition, scanned into their table's columns. */
+export interface Run {
+  part: RawPartition
+  from: number
+  to: number
+}
+
+/** What decodeRecords needs of the scanner lane (scan-lane.ts ScanLane). */
+export interface RawReader {
+  /** A raw partition's records at or past `checkpoint` onto `items`: runs the lane scanned, the rest decoded; how many were below it. */
+  read(part: EventPart, checkpoint: bigint | undefined, items: Item[]): number
 }
 
 /** The records at or past their checkpoints as items, and how many were below. */
 export async function decodeRecords(
   deps: WriterDeps,
-  records: readonly KafkaRecord[],
+  parts: readonly EventPart[],
   checkpoints: ReadonlyMap<string, bigint | undefined>,
   replay: ReplayOptions | undefined,
+  lane?: RawReader,
 ): Promise<{ items: Item[]; belowCheckpoint: number }> {
   const items: Item[] = []
   const json = jsonTopics(deps)
-  // The scanner lane (scan-lane.ts) decodes nothing before its table is loaded: routing by topic alone must say where a record goes.
-  const lane = replay === undefined && deps.config.writerScan && !deps.router.needsValue
   let belowCheckpoint = 0
-  let pkey = ''
-  let pkeyOf: KafkaRecord | undefined
-  let cp: bigint | undefined
-  // Indexed: for…of allocated an iterator result per record in this async function.
-  for (let i = 0; i < records.length; i++) {
-    const record = records[i]!
-    // Records come grouped by partition: the key string and its checkpoint are looked up once per run, not per record.
-    if (pkeyOf === undefined || pkeyOf.topic !== record.topic || pkeyOf.partition !== record.partition) {
-      pkey = partitionKey(record.topic, record.partition)
-      cp = checkpoints.get(pkey)
-    }
-    pkeyOf = record
-    if (record.offset >= 0n && cp !== undefined && record.offset < cp) {
-      belowCheckpoint++
+  for (const part of parts) {
+    const pkey = part.key
+    const cp = checkpoints.get(pkey)
+    if (part.raw !== undefined) {
+      if (lane === undefined) throw new FloeError(`writer: partition ${pkey} was left raw with no scanner lane to read it`)
+      belowCheckpoint += lane.read(part, cp, items)
       continue
     }
-    const isJson = json(record.topic)
-    const raw = lane && isJson ? rawItem(deps, record, pkey) : undefined
-    if (raw !== undefined) {
-      items.push(raw)
-      continue
+    const isJson = json(part.topic)
+    const records = part.records
+    // Indexed: for…of allocated an iterator result per record in this async function.
+    for (let i = 0; i < records.length; i++) {
+      const record = records[i]!
+      if (record.offset >= 0n && cp !== undefined && record.offset < cp) {
+        belowCheckpoint++
+        continue
+      }
+      const prepared = decodeItem(deps, record, pkey, isJson, replay)
+      // JSON is decoded synchronously: no Promise per record where nothing is awaited.
+      items.push(prepared instanceof Promise ? await prepared : prepared)
     }
-    const prepared = decodeItem(deps, record, pkey, isJson, replay)
-    // JSON is decoded synchronously: no Promise per record where nothing is awaited.
-    items.push(prepared instanceof Promise ? await prepared : prepared)
   }
   return { items, belowCheckpoint }
 }
@@ -91,27 +100,6 @@ export function decodeItem(deps: WriterDeps, record: KafkaRecord, pkey: string, 
     return restrict(routeItem(deps, record, pkey, r.ok ? r : { ok: false, reason: `json value: ${r.reason}` }, r.ok), replay)
   }
   return deps.decoders.decodeValue(record).then((decoded) => restrict(routeItem(deps, record, pkey, decoded, false), replay))
-}
-
-/** A JSON record left undecoded for the scanner lane: one routed by its topic alone to one table; undefined when it is decoded now. */
-function rawItem(deps: WriterDeps, record: KafkaRecord, pkey: string): Item | undefined {
-  const { error, value } = record
-  if (error !== undefined || isTombstone(value) || value.byteLength > deps.config.limits.maxRecordBytes) return undefined
-  const routed = deps.router.route(record.topic, undefined)
-  return routed.kind === 'tables' && routed.tables.length === 1 ? { record, pkey, tables: routed.tables, raw: true } : undefined
-}
-
-/** A raw or scanned item decoded the present way, in place (its slot in the batch stays): the scanner lane gave it back. */
-export function decodeNow(deps: WriterDeps, item: Item): void {
-  const d = decodeItem(deps, item.record, item.pkey, true)
-  if (d instanceof Promise) throw new FloeError(`writer: record ${item.pkey}@${item.record.offset} of a json topic decoded asynchronously`)
-  item.raw = item.scanned = undefined
-  item.value = d.value
-  item.fast = d.fast
-  item.schema = d.schema
-  item.dead = d.dead
-  item.dropped = d.dropped
-  item.tables = d.tables
 }
 
 const restrict = (item: Item, replay: ReplayOptions | undefined): Item => (replay?.tablesFor ? restrictTables(item, replay.tablesFor(item.record)) : item)

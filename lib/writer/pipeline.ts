@@ -3,12 +3,13 @@
  * registration per partition group out (DESIGN.md invariants 1, 2, 4, 5, 6, 8). A straight line
  * of stages, plain values between them:
  *
- *   parse event → read checkpoints (consistent) → decode + route (decode.ts; records below their
- *   checkpoints skipped; JSON routed by topic alone waits raw) → table limit (groups.ts) → back
- *   pressure (before any file is written) → tables: raw records scanned into columns or decoded
- *   (scan-lane.ts), then load / create / evolve (tables.ts) → keys for string `_kafka.key` columns
- *   → plan groups (groups.ts) → per group: coerce → encode → write → register (register.ts,
- *   sink.ts) → on 'stale': delete this attempt's files.
+ *   parse event (JSON topics routed by topic alone left raw) → read checkpoints (consistent;
+ *   meanwhile the raw partitions' tables load) → decode + route (decode.ts; records below their
+ *   checkpoints skipped; raw partitions scanned into their tables' columns or decoded,
+ *   scan-lane.ts) → table limit (groups.ts) → back pressure (before any file is written) →
+ *   tables: load / create / evolve (tables.ts) → keys for string `_kafka.key` columns → plan
+ *   groups (groups.ts) → per group: coerce → encode → write → register (register.ts, sink.ts) →
+ *   on 'stale': delete this attempt's files.
  *
  * Offsets have gaps: a partition's new checkpoint is the last offset DELIVERED + 1, never a
  * count. A partition all of whose records are dead letters or dropped still advances.
@@ -18,14 +19,14 @@ import { randomUUID } from 'node:crypto'
 import { BatchDeferredError, FencedError, FloeError } from '../errors.js'
 import { immediately, retry } from '../retry/index.js'
 import { maxTransactionItems, readCheckpoints } from '../control/index.js'
-import { eventPartitions, type EventPartition, parseKafkaEvent } from '../kafka/index.js'
-import { decodeItem, decodeNow, decodeRecords, jsonTopics, type Item } from './decode.js'
+import { readKafkaEvent, type EventPartition } from '../kafka/index.js'
+import { decodeItem, decodeRecords, jsonTopics, type Item } from './decode.js'
 import { deferPastTableLimit, inSegment, planRegistration, type Segment } from './groups.js'
 import { writeGroup, type GroupResult } from './register.js'
 import { checkBackpressure, decodeKeys, prepareTables } from './prepare.js'
 import { TableSet } from './tables.js'
 import { HeapGuard } from './heap.js'
-import { ScanLane } from './scan-lane.js'
+import { laneTopics, ScanLane } from './scan-lane.js'
 import type { BufferStats, FlushReason } from './buffers.js'
 import type { ReplayOptions, TableWriteResult, WriteResult, WriterDeps } from './types.js'
 
@@ -57,21 +58,28 @@ export async function writeBatch(deps: WriterDeps, event: unknown, opts: WriteOp
   const replay = opts.replay
   // One guard for the whole invocation: the garbage of decoding, back pressure and table preparation too (heap.ts).
   const heap = new HeapGuard(config.gcHeadroomBytes)
-  const records = parseKafkaEvent(event)
-  const partitions = eventPartitions(records)
+  const { parts, count } = readKafkaEvent(event, laneTopics(deps, replay))
+  const partitions = parts.map((p) => p.summary)
   const byKey = new Map(partitions.map((p) => [p.key, p]))
-  const checkpoints = replay ? new Map<string, bigint | undefined>() : await readCheckpoints(deps.control, config.pipeline, partitions)
-  const { items: decoded, belowCheckpoint } = await decodeRecords(deps, records, checkpoints, replay)
-  if (decoded.length === 0 && !replay) return emptyResult(writerId, records.length, belowCheckpoint, checkpoints)
-  // A replay is one all-or-nothing registration with no checkpoints to stop a partition at.
-  const { kept: items, cuts } = replay ? { kept: decoded, cuts: new Map<string, bigint>() } : deferPastTableLimit(decoded, config.limits.maxTablesPerBatch)
-
   const tables = new TableSet(deps)
-  // Raw records (decode.ts) wait for the scanner lane: their tables' schemas read them.
-  const lane = items.some((i) => i.raw) ? new ScanLane(deps) : undefined
+  // Partitions left raw (lib/kafka event-parts.ts) are read by the scanner lane: their tables load while the checkpoints are read.
+  const lane = parts.some((p) => p.raw !== undefined) ? new ScanLane(deps) : undefined
+  const [checkpoints] = await Promise.all([
+    replay ? new Map<string, bigint | undefined>() : readCheckpoints(deps.control, config.pipeline, partitions),
+    lane?.load(tables, parts),
+  ])
+  const { items: decoded, belowCheckpoint } = await decodeRecords(deps, parts, checkpoints, replay, lane)
+  if (decoded.length === 0 && !replay) return emptyResult(writerId, count, belowCheckpoint, checkpoints)
+  // A replay is one all-or-nothing registration with no checkpoints to stop a partition at.
+  const { kept, cuts } = replay ? { kept: decoded, cuts: new Map<string, bigint>() } : deferPastTableLimit(decoded, config.limits.maxTablesPerBatch)
+  // A cut partition stops at a record: the lane's runs go back to the present path, cut where they were (a raw partition's one
+  // table is then never admitted, so `settle` would release it too: this holds whatever the routes).
+  let items = cuts.size > 0 && lane ? deferPastTableLimit(lane.releaseAll(decoded), config.limits.maxTablesPerBatch).kept : kept
+
   heap.collect()
   await checkBackpressure(deps, routedTables(items), heap)
   await prepareTables(tables, items, heap, lane)
+  items = lane?.expand(items) ?? items
   await decodeKeys(deps, tables, items)
 
   // A replay registers all or nothing: one group, its markers in the same transaction.
@@ -79,10 +87,10 @@ export async function writeBatch(deps: WriterDeps, event: unknown, opts: WriteOp
     ? [[...new Set(items.map((i) => i.pkey))].map((key) => ({ key, tables: new Set<string>() }))]
     : planRegistration(items, (t) => tables.get(t)?.failure === undefined, cuts, maxTransactionItems)
   // The lane's rows are one file per table, registered by the batch's one group: with more groups they take the present path.
-  if (groups.length !== 1) lane?.releaseAll()
+  if (groups.length !== 1 && lane) items = lane.releaseAll(items)
   const ctx: BatchContext = { deps, tables, byKey, writerId, replay, heap, lane }
   const done = await registerGroups(ctx, items, groups, checkpoints)
-  const result = batchResult(ctx, records.length, belowCheckpoint, done)
+  const result = batchResult(ctx, count, belowCheckpoint, done)
   if (cuts.size > 0) {
     const where = [...cuts].map(([k, offset]) => `${k} from offset ${offset}`).join(', ')
     throw new BatchDeferredError(
@@ -129,10 +137,12 @@ async function registerGroups(ctx: BatchContext, items: Item[], groups: Segment[
     const keys = segments.map((s) => s.key)
     const inGroup = new Map(segments.map((s) => [s.key, s]))
     const ends = new Map(segments.filter((s) => s.until !== undefined).map((s) => [s.key, s.until!]))
-    const own = items.filter((i) => inGroup.has(i.pkey) && inSegment(inGroup.get(i.pkey)!, i.record.offset))
+    let own = items.filter((i) => inGroup.has(i.pkey) && inSegment(inGroup.get(i.pkey)!, i.record.offset))
     const cps = done.checkpoints
     await retry(
       async (attempt) => {
+        // A retry writes the lane's records the present way: each on its own side of the checkpoints read again.
+        if (attempt > 0 && ctx.lane) own = ctx.lane.releaseAll(own)
         const fresh = own.filter((i) => !(i.record.offset >= 0n && (cps.get(i.pkey) ?? -1n) > i.record.offset))
         if (fresh.length === 0 && !ctx.replay) return
         if (attempt > 0) await redecode(ctx, fresh)
@@ -166,18 +176,10 @@ async function registerGroups(ctx: BatchContext, items: Item[], groups: Segment[
   return done
 }
 
-/**
- * A retry's records decoded again: their values were released once coerced (dead letters and
- * drops keep what they are); scanned ones take the present path now (the lane wrote its file).
- */
+/** A retry's records decoded again: their values were released once coerced (dead letters and drops keep what they are). */
 async function redecode(ctx: BatchContext, items: Item[]): Promise<void> {
   const json = jsonTopics(ctx.deps)
-  ctx.lane?.releaseAll()
   for (const item of items) {
-    if (item.scanned) {
-      decodeNow(ctx.deps, item)
-      continue
-    }
     if (item.dead || item.dropped) continue
     const again = await decodeItem(ctx.deps, item.record, item.pkey, json(item.record.topic), ctx.replay)
     item.value = again.value

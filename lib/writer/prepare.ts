@@ -36,23 +36,19 @@ export async function checkBackpressure(deps: WriterDeps, tables: Set<string>, h
 }
 
 /**
- * Load, create or evolve every routed table once, from all of its records in the batch. With the
- * scanner lane (scan-lane.ts), its tables are loaded first and their raw records scanned or
- * decoded; a scanned record shapes nothing (it fits the table as it is), and a table that evolves
- * or fails gives its scanned records back to the present path.
+ * Load, create or evolve every routed table once, from all of its records in the batch. A run of
+ * records the scanner lane read (scan-lane.ts) shapes nothing (they fit the table as it is), and
+ * a table that evolves or fails gives its scanned records back to the present path (`settle`;
+ * the caller then expands them).
  */
 export async function prepareTables(tables: TableSet, items: Item[], heap?: HeapGuard, lane?: ScanLane): Promise<void> {
-  if (lane) {
-    await lane.scan(tables, items)
-    heap?.collect()
-  }
   const values = new Map<string, Sample[]>()
   for (const item of items) {
     for (const t of item.tables) {
       let list = values.get(t)
       if (!list) values.set(t, (list = []))
       // The item itself (a routed item has its value): no copy per record and table; evolution keeps its coerced row on it.
-      if (!item.scanned) list.push(item as Sample)
+      if (item.run === undefined) list.push(item as Sample)
     }
   }
   // A few at a time: each is a catalog round trip or three (load, maybe create, maybe evolve).

@@ -101,8 +101,8 @@ async function coerceRows(tables: TableSet, items: Item[], sink: FileSink): Prom
     }
     if (item.dead) out.dead.push(item.dead)
     else if (item.dropped) out.dropped++
-    // Its row is in the scanner lane's columns: counted here, written with them.
-    else if (item.scanned) tally(out, item.tables[0]!, item)
+    // Its rows are in the scanner lane's columns: counted here, written with them.
+    else if (item.run !== undefined) tally(out, item.tables[0]!, item, item.run.to - item.run.from)
     else {
       for (let t = 0; t < item.tables.length; t++) {
         // A Promise only when the row made the sink flush: no Promise or microtask per row.
@@ -140,10 +140,10 @@ function coerceInto(tables: TableSet, item: Item, table: string, sink: FileSink,
   return sink.add(table, built.partition, built.row, built.bytes)
 }
 
-/** One more row of `item`'s partition in `table`, and its Kafka timestamp. */
-function tally(out: Coerced, table: string, item: Item): void {
+/** `rows` more rows (one, or a lane run's) of `item`'s partition in `table`, and its Kafka timestamp. */
+function tally(out: Coerced, table: string, item: Item, rows = 1): void {
   const r = rangeOf(out, table, item.pkey)
-  r.records++
+  r.records += rows
   if (Number.isFinite(item.record.timestamp) && item.record.timestamp > r.maxTimestamp) r.maxTimestamp = item.record.timestamp
 }
 

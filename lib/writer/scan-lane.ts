@@ -1,44 +1,71 @@
 /**
- * The scanner lane of writeBatch (FLOE_WRITER_SCAN, issue 20). A JSON record routed by its topic
- * alone to one table arrives undecoded (decode.ts `raw`). Once the tables are loaded, each raw
- * record of an existing, unpartitioned table (whose `_kafka` column, if any, holds no key or
- * headers) is read by a scanner compiled from the table's schema (columnar/scan.ts) straight from
- * its bytes into that table's columns, its Kafka metadata into `_kafka`: no decoded value, no
- * guard walk, no coerced row. A record the scanner does not read exactly —
- * anything the present path might store differently, evolve the table for or dead-letter — is
+ * The scanner lane of writeBatch (FLOE_WRITER_SCAN, issue 20): the batch carried as columns. A
+ * JSON topic routed by its topic alone to one table is left raw in the event (lib/kafka
+ * event-parts.ts) where its partition is plain. Its table is loaded while the checkpoints are
+ * read; if it exists, is unpartitioned and its `_kafka` column (if any) holds no key or headers,
+ * each record at or past the checkpoint is read from the event (raw-records.ts: offset,
+ * timestamp, value bytes into one reused buffer) by a scanner compiled from the table's schema
+ * (columnar/scan.ts) straight into that table's columns, its Kafka metadata into `_kafka`: no
+ * KafkaRecord, no decoded value, no guard walk, no coerced row, no item per record. Consecutive
+ * scanned records are one item (a `run`). A record the scanner does not read exactly — anything
+ * the present path might store differently, evolve the table for or dead-letter — is parsed and
  * decoded the present way where it stands and goes on as before.
  *
  * The lane's rows are one file per table, written with the group's other files and registered in
- * the same transaction. They are given back to the present path (decoded in place) whenever the
- * premise breaks: the table evolved or failed while it was prepared (scanned under a schema it no
- * longer has), the batch needs more than one registration group, or a group attempt is retried.
+ * the same transaction. They are given back to the present path (`expand`: each run's records
+ * parsed and decoded in its place) whenever the premise breaks: the table evolved or failed while
+ * it was prepared (scanned under a schema it no longer has), the batch is cut at the table limit
+ * or needs more than one registration group, or a group attempt is retried.
  *
  * Memory: the lane holds at most FLOE_MEMORY_BUDGET_MB / 2 of records (counted by their JSON
- * bytes, more than their columns take), and a table at most FLOE_TARGET_FILE_MB; past that,
+ * bytes, more than their columns take), and a table at most FLOE_TARGET_FILE_MB; past that, its
  * records take the present path. The sink's row budget is what the lane leaves (`reserved`).
  */
 import { mapBounded } from '../concurrency.js'
+import { FloeError } from '../errors.js'
+import { parseRawRecord, RawRecordReader, type EventPart, type KafkaRecord, type RawPartition } from '../kafka/index.js'
 import { compileTableScanner, type Scanner } from './columnar/index.js'
 import type { ArrowBuild } from './columnar/arrow-build.js'
-import { decodeNow, type Item } from './decode.js'
+import type { KafkaMeta } from './columnar/scan-nested.js'
+import { decodeItem, jsonTopics, type Item, type RawReader } from './decode.js'
 import { KAFKA_COLUMN } from './kafka-column.js'
 import type { TableSet, TableState } from './tables.js'
-import type { WriterDeps } from './types.js'
+import type { ReplayOptions, WriterDeps } from './types.js'
 
 interface Lane {
   scanner: Scanner
   /** The schema the rows were scanned under. */
   schemaId: number
-  items: Item[]
   bytes: number
+  /** Its memory share was spent: the table's further records take the present path. */
+  full: boolean
+  /** Given back to the present path: its runs are expanded, its columns dropped. */
+  released: boolean
 }
 
 /** Tables loaded at once (prepare.ts prepares as many at a time). */
 const PRELOADS = 8
 
-export class ScanLane {
+/** The topics whose plain partitions the lane reads (lib/kafka readKafkaEvent's `rawTopic`), or undefined when it reads none. */
+export function laneTopics(deps: WriterDeps, replay: ReplayOptions | undefined): ((topic: string) => boolean) | undefined {
+  // A replay restricts records to the tables they failed for; a field route needs each value before the table is known.
+  if (replay !== undefined || !deps.config.writerScan || deps.router.needsValue) return undefined
+  const json = jsonTopics(deps)
+  return (topic) => {
+    if (!json(topic)) return false
+    const routed = deps.router.route(topic, undefined)
+    return routed.kind === 'tables' && routed.tables.length === 1
+  }
+}
+
+export class ScanLane implements RawReader {
   readonly #deps: WriterDeps
-  readonly #lanes = new Map<string, Lane>()
+  /** By table; null: the table is not one the lane writes. */
+  readonly #lanes = new Map<string, Lane | null>()
+  /** Each raw topic's routed tables (one). */
+  readonly #routes = new Map<string, string[]>()
+  readonly #reader = new RawRecordReader()
+  readonly #meta: KafkaMeta = { topic: '', partition: 0, offset: 0, timestamp: 0 }
   #bytes = 0
 
   constructor(deps: WriterDeps) {
@@ -50,78 +77,148 @@ export class ScanLane {
     return this.#bytes
   }
 
-  /** Load each table raw items go to, scan them, and decode in place what the scanner does not read. */
-  async scan(tables: TableSet, items: Item[]): Promise<void> {
-    const raw = new Map<string, Item[]>()
-    for (let i = 0; i < items.length; i++) {
-      const item = items[i]!
-      if (!item.raw) continue
-      const table = item.tables[0]!
-      let list = raw.get(table)
-      if (!list) raw.set(table, (list = []))
-      list.push(item)
+  /** Load the table of each raw part and compile its scanner (before the records are read). */
+  async load(tables: TableSet, parts: readonly EventPart[]): Promise<void> {
+    for (const part of parts) {
+      if (part.raw === undefined || this.#routes.has(part.topic)) continue
+      const routed = this.#deps.router.route(part.topic, undefined)
+      if (routed.kind !== 'tables' || routed.tables.length !== 1) throw new FloeError(`writer: topic ${part.topic} was left raw but does not route to one table`)
+      this.#routes.set(part.topic, routed.tables)
     }
-    // Loaded a few at a time, as prepareTables loads; scanned one table after another (CPU only).
-    const states = await mapBounded([...raw.keys()], PRELOADS, (table) => tables.preload(table))
-    let k = 0
-    for (const [table, list] of raw) {
-      const state = states[k++]!
-      const scanner = state !== null && scannable(state) ? compileTableScanner(state.schema, state.metadata.properties, this.#deps.config.limits, state.kafka.length ? KAFKA_COLUMN : undefined) : undefined
-      if (scanner === undefined || state === null) {
-        for (const item of list) decodeNow(this.#deps, item)
+    const names = [...new Set([...this.#routes.values()].map((t) => t[0]!))]
+    // Loaded a few at a time, as prepareTables loads.
+    const states = await mapBounded(names, PRELOADS, (table) => tables.preload(table))
+    names.forEach((table, k) => this.#lanes.set(table, this.#compile(states[k]!)))
+  }
+
+  #compile(state: TableState | null): Lane | null {
+    if (state === null || !scannable(state)) return null
+    const scanner = compileTableScanner(state.schema, state.metadata.properties, this.#deps.config.limits, state.kafka.length ? KAFKA_COLUMN : undefined)
+    return scanner === undefined ? null : { scanner, schemaId: state.schema['schema-id'], bytes: 0, full: false, released: false }
+  }
+
+  read(part: EventPart, checkpoint: bigint | undefined, items: Item[]): number {
+    const raw = part.raw!
+    const tables = this.#routes.get(part.topic)!
+    const lane = this.#lanes.get(tables[0]!) ?? undefined
+    const list = raw.list
+    // Offsets are safe integers, increasing (a plain partition): the ones below the checkpoint come first.
+    let i = 0
+    if (checkpoint !== undefined) while (i < list.length && BigInt(list[i]!.offset as number) < checkpoint) i++
+    const below = i
+    let from = -1
+    let latest = 0
+    for (; i < list.length; i++) {
+      if (lane !== undefined && this.#scan(lane, raw, i)) {
+        const t = this.#reader.timestamp
+        if (from < 0) [from, latest] = [i, t]
+        else if (t > latest) latest = t
         continue
       }
-      this.#fill(table, { scanner, schemaId: state.schema['schema-id'], items: [], bytes: 0 }, list)
+      if (from >= 0) items.push(runItem(part, tables, from, i, latest))
+      from = -1
+      items.push(this.#decode(parseRawRecord(raw, i), part.key))
     }
+    if (from >= 0) items.push(runItem(part, tables, from, list.length, latest))
+    return below
   }
 
-  #fill(table: string, lane: Lane, list: Item[]): void {
-    const { memoryBudgetBytes, targetFileBytes } = this.#deps.config
-    let full = false
-    for (let i = 0; i < list.length; i++) {
-      const item = list[i]!
-      const value = item.record.value!
-      // Once a record does not fit, the rest of the table's records take the present path too.
-      full ||= this.#bytes + value.byteLength > memoryBudgetBytes / 2 || lane.bytes + value.byteLength > targetFileBytes
-      if (!full && lane.scanner.add(value, item.record)) {
-        item.raw = undefined
-        item.scanned = true
-        lane.items.push(item)
-        lane.bytes += value.byteLength
-        this.#bytes += value.byteLength
-      } else decodeNow(this.#deps, item)
+  /** Record `i` into the lane's columns; false when it is not one the scanner reads or the lane is full. */
+  #scan(lane: Lane, raw: RawPartition, i: number): boolean {
+    const reader = this.#reader
+    if (lane.full || !reader.read(raw, i)) return false
+    const value = reader.value
+    const n = value.byteLength
+    const { memoryBudgetBytes, targetFileBytes, limits } = this.#deps.config
+    if (n > limits.maxRecordBytes) return false
+    // Once a record does not fit, the rest of the table's records take the present path too.
+    if (this.#bytes + n > memoryBudgetBytes / 2 || lane.bytes + n > targetFileBytes) {
+      lane.full = true
+      return false
     }
-    if (lane.items.length > 0) this.#lanes.set(table, lane)
+    const meta = this.#meta
+    meta.topic = raw.topic
+    meta.partition = raw.partition
+    meta.offset = reader.offset
+    meta.timestamp = reader.timestamp
+    if (!lane.scanner.add(value, meta)) return false
+    lane.bytes += n
+    this.#bytes += n
+    return true
   }
 
-  /** After the tables are prepared: a table that evolved or failed takes its scanned records back to the present path. */
+  #decode(record: KafkaRecord, pkey: string): Item {
+    const item = decodeItem(this.#deps, record, pkey, true)
+    if (item instanceof Promise) throw new FloeError(`writer: record ${pkey}@${record.offset} of a json topic decoded asynchronously`)
+    return item
+  }
+
+  /** After the tables are prepared: a table that evolved or failed gives its scanned records back to the present path (then `expand`). */
   settle(tables: TableSet): void {
     for (const [table, lane] of this.#lanes) {
       const state = tables.get(table)
-      if (state === undefined || state.failure !== undefined || state.schema['schema-id'] !== lane.schemaId) this.#release(table, lane)
+      if (lane !== null && (state === undefined || state.failure !== undefined || state.schema['schema-id'] !== lane.schemaId)) this.#release(lane)
     }
   }
 
-  /** Every scanned record back to the present path (several registration groups, or a retried attempt). */
-  releaseAll(): void {
-    for (const [table, lane] of this.#lanes) this.#release(table, lane)
+  /**
+   * Every scanned record back to the present path (a table-limit cut, several registration
+   * groups, a retried attempt): `items` with the runs expanded into their records.
+   */
+  releaseAll(items: Item[]): Item[] {
+    for (const lane of this.#lanes.values()) if (lane !== null) this.#release(lane)
+    return this.expand(items)
   }
 
-  #release(table: string, lane: Lane): void {
-    // The scanner and its columns go with the lane: nothing to build or clear.
-    for (const item of lane.items) decodeNow(this.#deps, item)
+  #release(lane: Lane): void {
+    // Its columns are dropped with the scanner: nothing to build or clear.
     this.#bytes -= lane.bytes
-    this.#lanes.delete(table)
+    lane.bytes = 0
+    lane.released = true
   }
 
-  /** Each table's scanned rows, built once (the lane is then empty): the group writes them as one file per table. */
+  /** `items` with each run of a released table replaced by its records, parsed and decoded the present way (the same array when none is). */
+  expand(items: Item[]): Item[] {
+    if (!items.some((item) => item.run !== undefined && this.#lanes.get(item.tables[0]!)?.released)) return items
+    const out: Item[] = []
+    for (const item of items) {
+      const run = item.run
+      if (run === undefined || !this.#lanes.get(item.tables[0]!)?.released) out.push(item)
+      else for (let k = run.from; k < run.to; k++) out.push(this.#decode(parseRawRecord(run.part, k), item.pkey))
+    }
+    return out
+  }
+
+  /** Each table's scanned rows, built once: the group writes them as one file per table. */
   take(): [string, ArrowBuild][] {
     const out: [string, ArrowBuild][] = []
-    for (const [table, lane] of this.#lanes) out.push([table, lane.scanner.build()])
-    this.#lanes.clear()
+    for (const [table, lane] of this.#lanes) {
+      if (lane === null || lane.released || lane.scanner.rows === 0) continue
+      out.push([table, lane.scanner.build()])
+      lane.bytes = 0
+    }
     this.#bytes = 0
     return out
   }
+}
+
+/** The item of records `from`…`to` (exclusive) of a raw part: the first offset, the latest timestamp. */
+function runItem(part: EventPart, tables: string[], from: number, to: number, latest: number): Item {
+  const raw = part.raw!
+  const record: KafkaRecord = {
+    topic: part.topic,
+    partition: part.partition,
+    offset: BigInt(raw.list[from]!.offset as number),
+    timestamp: latest,
+    timestampType: undefined,
+    key: null,
+    value: null,
+    headers: [],
+    rawKey: null,
+    rawValue: null,
+    error: undefined,
+  }
+  return { record, pkey: part.key, tables, run: { part: raw, from, to } }
 }
 
 /**

@@ -1,6 +1,7 @@
 import * as fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { decodeBase64, isBase64, parseKafkaEvent } from '../../lib/kafka/event.js'
+import { decodeBase64, isBase64 } from '../../lib/kafka/base64.js'
+import { parseKafkaEvent } from '../../lib/kafka/event-parts.js'
 
 /** The strict regex isBase64 replaced (for speed): both must accept exactly the same texts. */
 const STRICT = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{2,3})?$/

@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { loadConfig } from '../../lib/config.js'
-import { ConfigError } from '../../lib/errors.js'
+import { BatchDeferredError, ConfigError } from '../../lib/errors.js'
 import type { DataFile } from '../../lib/iceberg/types.js'
 import { writeBatch } from '../../lib/writer/pipeline.js'
 import { deadLines, fileMetrics as metrics, leafTypes, registeredRows } from './readback.js'
@@ -63,8 +63,10 @@ function mixed(extra: EventRecord[] = []): EventRecord[] {
   for (let i = 0; i < 30; i++) out.push({ topic: 'parts', partition: 0, offset: 50 + i, value: click(i) })
   for (let i = 0; i < 10; i++) out.push({ topic: 'meta', partition: 0, offset: 50 + i, value: click(i) })
   // The lane fills `_kafka` from the metadata: offsets past 2^53, timestamps of every kind; a value with a `_kafka` key is a dead letter.
+  // Offsets past 2^53 are text in the event: those partitions are parsed (lib/kafka event-parts.ts), not read raw.
   const big = 2n ** 60n
   for (let i = 0; i < 10; i++) out.push({ topic: 'where', partition: 1 + (i % 2), offset: big + BigInt(i), value: click(i), timestamp: [1_714_521_600_123, -5, 0, 253_402_300_799_999][i % 4] })
+  for (let i = 0; i < 12; i++) out.push({ topic: 'where', partition: 4, offset: 2 ** 53 - 13 + i, value: click(i), timestamp: [1_714_521_600_123, -1, 0, 253_402_300_799_999][i % 4] })
   out.push({ topic: 'where', partition: 3, offset: 0, value: { id: 1, _kafka: { topic: 'x' } } })
   out.push({ topic: 'where', partition: 3, offset: 1, value: '{"id":2,"city":"\\u0041"}' })
   return [...out, ...extra]
@@ -78,11 +80,20 @@ interface Run {
   files: Map<string, DataFile[]>
 }
 
-async function run(scan: boolean, batches: EventRecord[][], settings: Record<string, string> = {}): Promise<Run> {
+/** `before`: called before each batch after the first (a setting the seed batch must not have). */
+async function run(scan: boolean, batches: EventRecord[][], settings: Record<string, string> = {}, before?: (s: WriterSetup) => void): Promise<Run> {
   const s = await writerSetup({ FLOE_ROUTES: ROUTES, FLOE_WRITER_SCAN: String(scan), ...settings })
   expect(s.deps.config.writerScan).toBe(scan)
   const results = []
-  for (const [k, b] of batches.entries()) results.push(await writeBatch(s.deps, kafkaEvent(b), { writerId: `w${k}` }))
+  for (const [k, b] of batches.entries()) {
+    if (k > 0) before?.(s)
+    // A batch cut at the table limit registers what it admitted, then defers the rest: its result rides on the error.
+    const r = await writeBatch(s.deps, kafkaEvent(b), { writerId: `w${k}` }).catch((err: unknown) => {
+      if (err instanceof BatchDeferredError) return err.result as Awaited<ReturnType<typeof writeBatch>>
+      throw err
+    })
+    results.push(r)
+  }
   const reg = await registered(s.control)
   return { s, results, files: new Map([...reg].map(([t, r]) => [t, [...r.files.values()].flat()])) }
 }
@@ -130,7 +141,7 @@ describe('FLOE_WRITER_SCAN', () => {
     expect(second(off, 'sl.where')).toBe(1)
     expect(on.results[1]!.deadLetters).toBeGreaterThanOrEqual(5)
     // RecordsScanned: the clean clicks and `where` records at least, none with the lane off.
-    expect(on.results[1]!.recordsScanned).toBeGreaterThanOrEqual(600 + 10)
+    expect(on.results[1]!.recordsScanned).toBeGreaterThanOrEqual(600 + 12)
     expect(on.results[1]!.recordsScanned).toBeLessThan(on.results[1]!.recordsIn)
     expect(off.results[1]!.recordsScanned).toBe(0)
   }, 120_000)
@@ -153,6 +164,29 @@ describe('FLOE_WRITER_SCAN', () => {
     expect(on.results[1]!.transactions).toBeGreaterThan(1)
     expect(on.results[1]!.recordsScanned).toBe(0)
     await expectSame(on, off)
+  }, 120_000)
+
+  it('gives its records back when the batch is cut at FLOE_MAX_TABLES_PER_BATCH (the deferred ones stay out of the file)', async () => {
+    // clicks partition 0, then where partition 0: the second table is past the limit of one, so that partition waits.
+    const batch = [
+      ...Array.from({ length: 30 }, (_, i) => ({ topic: 'clicks', partition: 0, offset: 100 + i, value: click(i) })),
+      ...Array.from({ length: 30 }, (_, i) => ({ topic: 'where', partition: 0, offset: 100 + i, value: click(i) })),
+    ]
+    // The seed batch reaches all four tables; the limit of one applies from the second batch.
+    const limit = (s: WriterSetup) => void ((s.deps.config.limits as { maxTablesPerBatch: number }).maxTablesPerBatch = 1)
+    const [on, off] = [await run(true, [seed(), batch], {}, limit), await run(false, [seed(), batch], {}, limit)]
+    await expectSame(on, off)
+    expect(on.results[1]!.tables.map((t) => [t.table, t.rows])).toEqual([['sl.clicks', 30]])
+    expect((await checkpoints(on.s.control))['where-0']).toBe('4')
+  }, 120_000)
+
+  it('leaves a record over FLOE_MAX_RECORD_KB to the present path (a dead letter), the rest scanned', async () => {
+    const settings = { FLOE_MAX_RECORD_KB: '1' }
+    const batch = Array.from({ length: 40 }, (_, i) => ({ topic: 'clicks', partition: 0, offset: 100 + i, value: i % 10 === 3 ? { ...click(i), city: 'x'.repeat(1100) } : click(i) }))
+    const [on, off] = [await run(true, [seed(), batch], settings), await run(false, [seed(), batch], settings)]
+    await expectSame(on, off)
+    expect(on.results[1]!.deadLetters).toBe(4)
+    expect(on.results[1]!.recordsScanned).toBe(36)
   }, 120_000)
 
   it('leaves records past its memory share to the present path', async () => {
@@ -178,17 +212,20 @@ describe('FLOE_WRITER_SCAN', () => {
     const reachedP = new Promise<void>((r) => (reached = r))
     let open!: () => void
     const gate = new Promise<void>((r) => (open = r))
-    const catalog = s.deps.catalog
-    // The slow writer has read the checkpoints when the lane loads the table; the fast one registers then.
+    // The slow writer has read the checkpoints and scanned its records when it writes its first file; the fast one registers then.
+    let writes = 0
     const slow = {
       ...s.deps,
-      catalog: Object.assign(Object.create(Object.getPrototypeOf(catalog) as object) as typeof catalog, catalog, {
-        loadTable: async (id: Parameters<typeof catalog.loadTable>[0]) => {
-          reached()
-          await gate
-          return catalog.loadTable(id)
+      io: {
+        ...s.deps.io,
+        write: async (...args: Parameters<typeof s.deps.io.write>) => {
+          if (writes++ === 0) {
+            reached()
+            await gate
+          }
+          return s.deps.io.write(...args)
         },
-      }),
+      },
     }
     const recs = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => ({ topic: 'clicks', partition: 0, offset: from + i, value: click(from + i) }))
     const slowRun = writeBatch(slow, kafkaEvent(recs(20, 60)), { writerId: 'slow' })
@@ -198,6 +235,10 @@ describe('FLOE_WRITER_SCAN', () => {
     const late = await slowRun
     expect(fast.outcome).toBe('registered')
     expect(late.outcome).toBe('registered')
+    // Attempt one wrote the lane's file and was fenced; attempt two wrote the records past the new checkpoint the present way.
+    expect(writes).toBe(2)
+    expect(late.recordsScanned).toBe(0)
+    expect(late.tables.find((t) => t.table === 'sl.clicks')!.rows).toBe(20)
     const ids = (await registeredRows(s)).get('sl.clicks')!.map((r) => Number(r.id))
     expect(ids.sort((a, b) => a - b)).toEqual(Array.from({ length: 60 }, (_, i) => i))
     expect(await checkpoints(s.control)).toMatchObject({ 'clicks-0': '60' })

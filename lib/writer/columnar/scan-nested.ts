@@ -149,7 +149,8 @@ export class StructColumn implements ScanColumn {
 export interface KafkaMeta {
   topic: string
   partition: number
-  offset: bigint
+  /** A bigint, or a safe integer as a number (a raw partition's offsets, lib/kafka raw-records.ts). */
+  offset: bigint | number
   timestamp: number
 }
 
@@ -203,7 +204,7 @@ export class KafkaColumn implements ScanColumn {
         if (meta.topic !== this.#topic) this.#topicBytes = Buffer.from((this.#topic = meta.topic))
         ;(col as StringColumn).pushBytes(this.#topicBytes)
       } else if (part === 'partition') (col as NumberColumn).push(meta.partition, true)
-      else if (part === 'offset') (col as LongColumn).pushBig(meta.offset)
+      else if (part === 'offset') (col as LongColumn).pushExact(meta.offset)
       else if (micros === null) col.null()
       else (col as NumberColumn).push(micros, true)
     }

@@ -167,18 +167,19 @@ export class LongColumn extends Leaf implements ScanColumn {
     this.valid.set(k, false)
   }
 
-  /** A value given as a bigint within int64 (not read from a record: the `_kafka` offset). */
-  pushBig(v: bigint): void {
+  /** A value given as a bigint within int64, or a safe integer (not read from a record: the `_kafka` offset). */
+  pushExact(v: bigint | number): void {
     const k = this.length++
     if (2 * k + 2 > this.words.length) this.words = grow(this.words, 2 * k + 2)
-    const n = Number(v)
+    const n = typeof v === 'number' ? v : Number(v)
     if (Number.isSafeInteger(n)) {
       const high = Math.floor(n / TWO_32)
       this.words[2 * k] = n - high * TWO_32
       this.words[2 * k + 1] = high
     } else {
-      this.words[2 * k] = Number(BigInt.asIntN(32, v))
-      this.words[2 * k + 1] = Number(BigInt.asIntN(32, v >> 32n))
+      const big = BigInt(v)
+      this.words[2 * k] = Number(BigInt.asIntN(32, big))
+      this.words[2 * k + 1] = Number(BigInt.asIntN(32, big >> 32n))
     }
     this.valid.set(k, true)
   }
