@@ -114,8 +114,34 @@ export function fastIsoMicros(s: string): number | undefined {
  * timestamp without making a string of it (lib/writer/columnar/scan-numbers.ts).
  */
 export function fastIsoMicrosBytes(b: Uint8Array, start: number, end: number): number | undefined {
+  // The common `…:SS.mmmZ` and `…:SSZ` forms (what JSON.stringify of a Date writes) read inline,
+  // with no character callback: a scanner reads one per record. Anything else, or anything these
+  // lines do not validate, takes the general reader.
+  const n = end - start
+  const o = start
+  if ((n === 24 || n === 20) && b[o + n - 1] === 90 && b[o + 4] === 45 && b[o + 7] === 45 && b[o + 10] === 84 && b[o + 13] === 58 && b[o + 16] === 58) {
+    const y = twoDigits(b, o) * 100 + twoDigits(b, o + 2)
+    const mo = twoDigits(b, o + 5)
+    const d = twoDigits(b, o + 8)
+    const h = twoDigits(b, o + 11)
+    const mi = twoDigits(b, o + 14)
+    const sec = twoDigits(b, o + 17)
+    const ms = n === 20 ? 0 : b[o + 19] === 46 ? twoDigits(b, o + 20) * 10 + digitAt(b, o + 22) : NaN
+    if (mo >= 1 && mo <= 12 && d >= 1 && d <= DAYS_IN_MONTH[mo - 1]! && h <= 23 && mi <= 59 && sec <= 59 && ms >= 0 && (mo !== 2 || d !== 29 || (y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0)))) {
+      const result = ((daysFromCivil(y, mo, d) * 24 + h) * 60 + mi) * 60_000_000 + sec * 1_000_000 + ms * 1000
+      if (Number.isSafeInteger(result)) return result
+    }
+  }
   return isoMicrosOf(b, start, end, byteCode)
 }
+
+/** The digit at `i` as a number; NaN when it is not one (every comparison with NaN fails). */
+function digitAt(b: Uint8Array, i: number): number {
+  const c = b[i]! - 48
+  return c >= 0 && c <= 9 ? c : NaN
+}
+
+const twoDigits = (b: Uint8Array, i: number): number => digitAt(b, i) * 10 + digitAt(b, i + 1)
 
 type CodeAt<T> = (t: T, i: number) => number
 const stringCode: CodeAt<string> = (s, i) => s.charCodeAt(i)

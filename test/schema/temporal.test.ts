@@ -1,6 +1,6 @@
 import * as fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { daysFromCivil, fastIsoMicros, isoToEpochDays, isoToEpochNanos, isZonedTimestampText } from '../../lib/schema/temporal.js'
+import { daysFromCivil, fastIsoMicros, fastIsoMicrosBytes, isoToEpochDays, isoToEpochNanos, isZonedTimestampText } from '../../lib/schema/temporal.js'
 
 const floorDiv = (a: bigint, b: bigint) => (a % b !== 0n && a < 0n ? a / b - 1n : a / b)
 
@@ -30,6 +30,23 @@ describe('ISO-8601 parsing', () => {
         },
       ),
     )
+  })
+  it('the byte reader gives what the text reader gives, for dates as JSON writes them and any near miss of that form', () => {
+    const date = fc.date({ min: new Date('1600-01-01T00:00:00Z'), max: new Date('2400-12-31T00:00:00Z'), noInvalidDate: true }).map((d) => d.toISOString())
+    // One character of the text replaced or removed: digits, separators, the zone, the length.
+    const edit = fc.tuple(date, fc.nat(), fc.constantFrom('', '0', '9', '.', 'Z', 'z', ' ', ':', '-', '+', 'T', '/', '\u00e9'), fc.boolean())
+    const text = fc.oneof(date, date.map((t) => t.replace(/\.\d{3}Z$/, 'Z')), edit.map(([t, at, c, remove]) => (remove ? t.slice(0, at % t.length) + t.slice((at % t.length) + 1) : t.slice(0, at % t.length) + c + t.slice((at % t.length) + 1))))
+    fc.assert(
+      fc.property(text, fc.nat({ max: 3 }), (t, pad) => {
+        const bytes = Buffer.from(`${'x'.repeat(pad)}${t}"`)
+        expect(fastIsoMicrosBytes(bytes, pad, bytes.length - 1)).toBe(fastIsoMicros(t))
+      }),
+      { numRuns: 20_000 },
+    )
+    for (const t of ['2024-02-29T10:00:00.123Z', '2023-02-29T10:00:00.123Z', '2024-01-01T00:00:00Z', '2024-13-01T00:00:00.000Z', '2024-01-01T00:00:60.000Z', '1000-01-01T00:00:00.000Z']) {
+      const bytes = Buffer.from(t)
+      expect([t, fastIsoMicrosBytes(bytes, 0, bytes.length)]).toEqual([t, fastIsoMicros(t)])
+    }
   })
   it('rejects impossible dates and times on both paths', () => {
     for (const text of ['2023-02-29T00:00:00Z', '2024-04-31T00:00:00Z', '2024-01-01T24:00:00Z', '2024-01-01T00:60:00Z', '2024-01-01T00:00:00+19:00']) {
