@@ -40,16 +40,17 @@ export const decodedSize = (length: number): number => Math.ceil(length / 4) * 3
  * `text` decoded into `buf` at `pos` (which has room for decodedSize(text.length)); the number of
  * bytes written, or -1 when the text is not strict base64. The common case is checked natively,
  * without encoding back: Node's decoder skips every character outside its alphabets (`=`
- * anywhere included), so padded text with no `-` or `_` (its URL-safe alphabet) decodes to
- * exactly 3/4 of its length less its padding only when every character was base64. Anything
- * else takes isBase64.
+ * anywhere included), so padded ASCII text with no `-` or `_` (its URL-safe alphabet) decodes to
+ * exactly 3/4 of its length less its padding only when every character was base64. (Not any
+ * text: the decoder reads a character past U+00FF by its low byte, so `ő`, U+0151, counts as `Q`;
+ * a string is ASCII when its UTF-8 length is its length.) Anything else takes isBase64.
  */
 export function writeBase64(buf: Buffer, pos: number, text: string): number {
   const len = text.length
   if (len % 4 === 0) {
     const n = buf.write(text, pos, 'base64')
     const pad = len === 0 || text.charCodeAt(len - 1) !== 0x3d ? 0 : text.charCodeAt(len - 2) === 0x3d ? 2 : 1
-    if (n === (len / 4) * 3 - pad && !text.includes('-') && !text.includes('_')) return n
+    if (n === (len / 4) * 3 - pad && !text.includes('-') && !text.includes('_') && Buffer.byteLength(text, 'utf8') === len) return n
   }
   return isBase64(text) ? buf.write(text, pos, 'base64') : -1
 }

@@ -86,8 +86,10 @@ export class ScanLane implements RawReader {
       this.#routes.set(part.topic, routed.tables)
     }
     const names = [...new Set([...this.#routes.values()].map((t) => t[0]!))]
-    // Loaded a few at a time, as prepareTables loads.
-    const states = await mapBounded(names, PRELOADS, (table) => tables.preload(table))
+    // Loaded a few at a time, as prepareTables loads. A table that fails to load is not the lane's:
+    // `prepare` loads it again and decides (a dead letter per record, or the invocation fails), and
+    // only if the batch has records for it past their checkpoints.
+    const states = await mapBounded(names, PRELOADS, (table) => tables.preload(table).catch(() => null))
     names.forEach((table, k) => this.#lanes.set(table, this.#compile(states[k]!)))
   }
 

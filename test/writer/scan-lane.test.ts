@@ -244,6 +244,31 @@ describe('FLOE_WRITER_SCAN', () => {
     expect(await checkpoints(s.control)).toMatchObject({ 'clicks-0': '60' })
   }, 120_000)
 
+  it('a table the lane cannot load is left to prepare: loaded again there, and not at all when every record is below its checkpoint', async () => {
+    const s = await writerSetup({ FLOE_ROUTES: ROUTES })
+    await writeBatch(s.deps, kafkaEvent(seed()), { writerId: 'setup' })
+    const catalog = s.deps.catalog
+    let loads = 0
+    let failures = 0
+    const flaky = {
+      ...s.deps,
+      catalog: Object.assign(Object.create(Object.getPrototypeOf(catalog) as object) as typeof catalog, catalog, {
+        loadTable: async (id: Parameters<typeof catalog.loadTable>[0]) => {
+          if (loads++ < failures) throw new Error('catalog briefly unavailable')
+          return catalog.loadTable(id)
+        },
+      }),
+    }
+    const recs = Array.from({ length: 10 }, (_, i) => ({ topic: 'clicks', partition: 0, offset: 20 + i, value: click(20 + i) }))
+    failures = 1
+    const r = await writeBatch(flaky, kafkaEvent(recs), { writerId: 'w1' })
+    expect([r.outcome, r.recordsScanned, r.tables.find((t) => t.table === 'sl.clicks')?.rows, loads]).toEqual(['registered', 0, 10, 2])
+    // Delivered again: every record is below the checkpoint, so a failing load costs nothing.
+    ;[loads, failures] = [0, Infinity]
+    const again = await writeBatch(flaky, kafkaEvent(recs), { writerId: 'w2' })
+    expect([again.outcome, again.belowCheckpoint]).toEqual(['nothing-new', 10])
+  }, 120_000)
+
   it('is true or false; anything else fails at cold start naming the key', () => {
     const base = { FLOE_WAREHOUSE: 's3://bucket/warehouse' }
     expect(loadConfig({}, base).writerScan).toBe(true)
