@@ -37,7 +37,7 @@ const eventArb = fc
 
 /** A record as plain values: bytes as arrays (views of one buffer or another compare alike). */
 const plain = (r: KafkaRecord) => ({ ...r, key: r.key && [...r.key], value: r.value && [...r.value], headers: r.headers.map((h) => ({ key: h.key, value: [...h.value] })) })
-const records = (part: EventPart) => (part.raw ? part.raw.list.map((_, i) => parseRawRecord(part.raw!, i)) : part.records)
+const recordsOf = (part: EventPart) => (part.raw ? part.raw.list.map((_, i) => parseRawRecord(part.raw!, i)) : part.records)
 
 describe('readKafkaEvent', () => {
   it('raw or parsed, every partition holds what parseKafkaEvent parses, in the same order, with eventPartitions summaries', () => {
@@ -46,7 +46,7 @@ describe('readKafkaEvent', () => {
         const parsed = parseKafkaEvent(event)
         const { parts, count } = readKafkaEvent(event, (topic) => topic === 't' || (rawT && topic === 'u'))
         expect(count).toBe(Object.values(event.records).reduce((n, l) => n + l.length, 0))
-        expect(parts.flatMap(records).map(plain)).toEqual(parsed.map(plain))
+        expect(parts.flatMap(recordsOf).map(plain)).toEqual(parsed.map(plain))
         expect(parts.map((p) => p.summary)).toEqual(eventPartitions(parsed))
         for (const part of parts) {
           if (!part.raw) continue
