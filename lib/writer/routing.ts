@@ -34,6 +34,8 @@ export interface Router {
   options(table: string): TableOptions
   /** True when some route needs the decoded value (field / tableFromField routes). */
   readonly needsValue: boolean
+  /** True when a route `topic` matches needs the decoded value: else its records' tables follow from the topic alone. */
+  needsValueFor(topic: string): boolean
 }
 
 /** Field value at a dotted path (`a.b.c`); a key containing dots is tried whole first. */
@@ -81,8 +83,14 @@ export function compileRoutes(routes: Routes, limits: Pick<RecordLimits, 'maxTab
   // (the mapping's topics, like templateRoute's names), shared by its records — nothing changes a
   // result or its `tables` in place.
   const byTopic = new Map<string, RouteResult>()
+  const valueTopics = new Map<string, boolean>()
   return {
     needsValue,
+    needsValueFor(topic) {
+      let needs = valueTopics.get(topic)
+      if (needs === undefined) valueTopics.set(topic, (needs = compiled.some((c) => c.needsValue && c.topic(topic))))
+      return needs
+    },
     options: (table) => options.get(table) ?? routes.tableDefaults,
     route(topic, value) {
       if (needsValue) return routeOnce(topic, value)

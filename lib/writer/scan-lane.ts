@@ -48,11 +48,12 @@ const PRELOADS = 8
 
 /** The topics whose plain partitions the lane reads (lib/kafka readKafkaEvent's `rawTopic`), or undefined when it reads none. */
 export function laneTopics(deps: WriterDeps, replay: ReplayOptions | undefined): ((topic: string) => boolean) | undefined {
-  // A replay restricts records to the tables they failed for; a field route needs each value before the table is known.
-  if (replay !== undefined || !deps.config.writerScan || deps.router.needsValue) return undefined
+  // A replay restricts records to the tables they failed for.
+  if (replay !== undefined || !deps.config.writerScan) return undefined
   const json = jsonTopics(deps)
   return (topic) => {
-    if (!json(topic)) return false
+    // A field route needs each value before the table is known: its topics take the present path.
+    if (!json(topic) || deps.router.needsValueFor(topic)) return false
     const routed = deps.router.route(topic, undefined)
     return routed.kind === 'tables' && routed.tables.length === 1
   }

@@ -29,6 +29,14 @@ describe('compileRoutes', () => {
     expect(r.route('t', { meta: { type: 'signup' } })).toEqual({ kind: 'tables', tables: ['ev.signups', 'ev.all'] })
     expect(r.route('t', { meta: { type: 'login' } })).toEqual({ kind: 'tables', tables: ['ev.all'] })
     expect(r.needsValue).toBe(true)
+    expect(r.needsValueFor('t')).toBe(true)
+  })
+
+  it('knows per topic whether a field route needs the value (the scanner lane reads the other topics)', () => {
+    const r = router({ defaultNamespace: 'db', routes: [{ topic: 'clicks', table: 'clicks' }, { topicPattern: '^ev-', field: 'type', match: { 'ev.signups': '^signup$' } }, { topic: 'ev-x', table: 'ev_x' }] })
+    expect(r.needsValue).toBe(true)
+    expect([r.needsValueFor('clicks'), r.needsValueFor('ev-x'), r.needsValueFor('ev-y'), r.needsValueFor('other')]).toEqual([false, true, true, false])
+    expect(r.route('clicks', undefined)).toEqual({ kind: 'tables', tables: ['db.clicks'] })
   })
 
   it('names dynamic tables after a field value, sanitised, with prefix and namespace', () => {

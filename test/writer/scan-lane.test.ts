@@ -146,6 +146,19 @@ describe('FLOE_WRITER_SCAN', () => {
     expect(off.results[1]!.recordsScanned).toBe(0)
   }, 120_000)
 
+  it('a field route on another topic leaves the lane on for the topics routed by topic alone', async () => {
+    const routes = JSON.parse(ROUTES) as { routes: unknown[] }
+    // `ev` goes to ev_all by its topic, and to signups by a field: its tables need each value, so the lane leaves it alone.
+    routes.routes.push({ topic: 'ev', table: 'ev_all' }, { topic: 'ev', field: 'kind', match: { 'sl.signups': '^signup$' } })
+    const settings = { FLOE_ROUTES: JSON.stringify(routes) }
+    const ev = (from: number) => Array.from({ length: 6 }, (_, i) => ({ topic: 'ev', partition: 0, offset: from + i, value: { kind: i % 2 ? 'signup' : 'login', n: i } }))
+    const batches = [[...seed(), ...ev(0)], [...mixed(), ...ev(10)]]
+    const [on, off] = [await run(true, batches, settings), await run(false, batches, settings)]
+    await expectSame(on, off)
+    expect(on.results[1]!.tables.filter((t) => t.table === 'sl.signups' || t.table === 'sl.ev_all').map((t) => [t.table, t.rows]).sort()).toEqual([['sl.ev_all', 6], ['sl.signups', 3]])
+    expect(on.results[1]!.recordsScanned).toBeGreaterThanOrEqual(600 + 12)
+  }, 120_000)
+
   it('gives its records back when the table evolves in the same batch (a new field)', async () => {
     const batches = [seed(), mixed([{ topic: 'clicks', partition: 4, offset: 0, value: { id: 77, brand_new: 'x' } }])]
     const [on, off] = [await run(true, batches), await run(false, batches)]
