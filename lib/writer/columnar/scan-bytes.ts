@@ -8,6 +8,8 @@
  * A record is scanned as its own view (a subarray ending where the record ends): a read past
  * its end is `undefined`, which no comparison here accepts.
  */
+import { longDecimal } from './scan-decimal.js'
+
 export const QUOTE = 0x22
 export const COMMA = 0x2c
 export const COLON = 0x3a
@@ -30,12 +32,6 @@ export function skip(b: Uint8Array, i: number): number {
 /** A `null` literal at `i`: the index after it, or -1. */
 export const nullAt = (b: Uint8Array, i: number): number => (b[i] === 0x6e && b[i + 1] === 0x75 && b[i + 2] === 0x6c && b[i + 3] === 0x6c ? i + 4 : -1)
 
-/** `key` (a field name's JSON text, quotes included, no escapes) at `i`: the index after it, or -1. */
-export function matchKey(b: Uint8Array, i: number, key: Uint8Array): number {
-  for (let k = 0; k < key.length; k++) if (b[i + k] !== key[k]) return -1
-  return i + key.length
-}
-
 /** The last number `numberAt` read. */
 export const num = {
   value: 0,
@@ -54,7 +50,8 @@ const isDigit = (c: number): boolean => c >= ZERO && c <= NINE
  * A JSON number at `i` (RFC 8259's grammar: no leading zeros, no `+`, digits after a dot and in
  * an exponent). Up to 15 digits without an exponent its value is the integer of its digits
  * divided by a power of ten, both exact doubles, so the quotient is the correctly rounded value
- * (Clinger's fast path); otherwise it is `Number()` of its text — what JSON.parse gives either way.
+ * (Clinger's fast path); up to 19 digits it is scan-decimal.ts's exact quotient where that is
+ * sure; otherwise it is `Number()` of its text — what JSON.parse gives every time.
  */
 export function numberAt(b: Uint8Array, i: number): number {
   const start = i
@@ -96,7 +93,8 @@ export function numberAt(b: Uint8Array, i: number): number {
   num.start = start
   num.integerLiteral = frac === 0 && !exponent
   if (exponent || digits + frac > 15) {
-    num.value = Number(Buffer.prototype.latin1Slice.call(b, start, i))
+    const v = !exponent && digits + frac <= 19 && frac <= 22 ? longDecimal(b, neg ? start + 1 : start, i, digits + frac, frac) : Number.NaN
+    num.value = v === v ? (neg ? -v : v) : Number(Buffer.prototype.latin1Slice.call(b, start, i))
     num.exactInteger = false
     return i
   }

@@ -6,7 +6,7 @@
  */
 import * as arrow from 'apache-arrow'
 import type { StructType } from '../../schema/index.js'
-import { COLON, COMMA, matchKey, nullAt, skip } from './scan-bytes.js'
+import { COMMA, nullAt, skip } from './scan-bytes.js'
 import { Bits, endRow, type ScanColumn, type StringColumn } from './scan-leaves.js'
 import type { LongColumn, NumberColumn } from './scan-numbers.js'
 
@@ -71,7 +71,7 @@ export class ListColumn implements ScanColumn {
   }
 }
 
-/** A struct (the record itself at the top): `{"name": value, …}`, keys in schema order, each field absent or null only where it is optional. */
+/** A struct (the record itself at the top): `{"name": value, …}`, keys in schema order, each field absent or null only where it is optional (read by scan-code.ts). */
 export class StructColumn implements ScanColumn {
   length = 0
   valid = new Bits()
@@ -86,45 +86,9 @@ export class StructColumn implements ScanColumn {
     this.required = type.fields.map((f) => f.required)
   }
 
-  value(b: Uint8Array, i: number): number {
-    if (b[i] !== 0x7b) return -1
-    i = skip(b, i + 1)
-    const n = this.children.length
-    let f = 0
-    if (b[i] !== 0x7d) {
-      for (;;) {
-        // The next key is one of the fields still to come; those it passes are absent (null).
-        let at = -1
-        while (f < n) {
-          at = matchKey(b, i, this.keys[f]!)
-          if (at > 0) break
-          if (!this.absent(f++)) return -1
-        }
-        if (at < 0) return -1
-        i = skip(b, at)
-        if (b[i] !== COLON) return -1
-        i = skip(b, i + 1)
-        const after = nullAt(b, i)
-        if (after > 0) {
-          if (!this.absent(f++)) return -1
-          i = after
-        } else if ((i = this.children[f++]!.value(b, i)) < 0) return -1
-        i = skip(b, i)
-        if (b[i] === 0x7d) break
-        if (b[i] !== COMMA) return -1
-        i = skip(b, i + 1)
-      }
-    }
-    while (f < n) if (!this.absent(f++)) return -1
-    this.valid.set(this.length++, true)
-    return i + 1
-  }
-
-  /** Field `f` has no value in this record: a null, unless the field is required. */
-  absent(f: number): boolean {
-    if (this.required[f]) return false
-    this.children[f]!.null()
-    return true
+  /** Structs are read by the code compiled for their record (scan-code.ts), never through here. */
+  value(): number {
+    throw new Error('a struct column is read by its compiled scan (scan-code.ts)')
   }
 
   null(): void {

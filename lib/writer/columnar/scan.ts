@@ -26,6 +26,7 @@ import type { LeafStats } from './column-parts.js'
 import { metricsModes, tracksBounds } from './metrics.js'
 import { DICTIONARY_SAMPLE, fewDistinct } from './parquet.js'
 import { skip } from './scan-bytes.js'
+import { compileStructScan } from './scan-code.js'
 import { BooleanColumn, StringColumn, type ScanColumn } from './scan-leaves.js'
 import { KAFKA_SCANNED, KafkaColumn, ListColumn, StructColumn, type KafkaMeta } from './scan-nested.js'
 import { LongColumn, NumberColumn, numberKind } from './scan-numbers.js'
@@ -114,6 +115,7 @@ export function compileScanner(schema: StructType, limits: RecordLimits, opts: S
   const root = compileStruct(schema, '', rootType, c)
   if (root === undefined) return undefined
   const kafka = c.kafkaColumn
+  const scan = compileStructScan(root)
   const arrowSchema = toArrowSchema(schema)
   const strings = schema.fields.flatMap((f, k) => (f.type === 'string' ? [k] : []))
   const judge = opts.dictionary
@@ -123,7 +125,7 @@ export function compileScanner(schema: StructType, limits: RecordLimits, opts: S
     },
     add(record, meta) {
       const start = root.length
-      const i = root.value(record, skip(record, 0))
+      const i = scan(record, skip(record, 0))
       if (i > 0 && skip(record, i) === record.length && (kafka === undefined || (meta !== undefined && kafka.append(meta)))) return true
       root.truncate(start)
       return false
