@@ -48,12 +48,18 @@ export const decodedSize = (length: number): number => Math.ceil(length / 4) * 3
 export function writeBase64(buf: Buffer, pos: number, text: string): number {
   const len = text.length
   if (len % 4 === 0) {
-    const n = buf.write(text, pos, 'base64')
+    const n = base64Write.call(buf, text, pos, buf.length - pos)
     const pad = len === 0 || text.charCodeAt(len - 1) !== 0x3d ? 0 : text.charCodeAt(len - 2) === 0x3d ? 2 : 1
     if (n === (len / 4) * 3 - pad && !text.includes('-') && !text.includes('_') && Buffer.byteLength(text, 'utf8') === len) return n
   }
-  return isBase64(text) ? buf.write(text, pos, 'base64') : -1
+  return isBase64(text) ? base64Write.call(buf, text, pos, buf.length - pos) : -1
 }
+
+/**
+ * Node's native base64 decoder, which `buf.write(text, pos, 'base64')` reaches after checking its
+ * arguments and looking the encoding up (~25 ns a call: measured 0.5 % of the narrow writer).
+ */
+const base64Write = (Buffer.prototype as unknown as { base64Write(this: Buffer, text: string, offset: number, length: number): number }).base64Write
 
 /**
  * One buffer for every key and value of an event, sized from the base64 lengths: a record's bytes

@@ -109,6 +109,7 @@ export class ScanLane implements RawReader {
     let i = 0
     if (checkpoint !== undefined) while (i < list.length && BigInt(list[i]!.offset as number) < checkpoint) i++
     const below = i
+    lane?.scanner.reserve(list.length - i)
     let from = -1
     let latest = 0
     for (; i < list.length; i++) {

@@ -16,6 +16,8 @@ export interface ScanColumn {
   value(b: Uint8Array, i: number): number
   null(): void
   truncate(n: number): void
+  /** Room for `rows` rows in all (a record's values in lists and string bytes aside): no growing while they are read. */
+  reserve(rows: number): void
   /** Arrow data of the rows, the statistics filled; `placeholders` as arrow-build.ts counts them for repeated leaves. */
   build(placeholders: number): arrow.Data
 }
@@ -31,6 +33,9 @@ export class Bits {
   }
   get(i: number): boolean {
     return (this.bytes[i >> 3]! & (1 << (i & 7))) !== 0
+  }
+  reserve(n: number): void {
+    if ((n + 7) >> 3 > this.bytes.length) this.bytes = grow(this.bytes, (n + 7) >> 3)
   }
   /** The first `n` bits, nothing set past them. */
   slice(n: number): Uint8Array {
@@ -78,6 +83,10 @@ export abstract class Leaf {
     this.length = n
   }
 
+  reserve(rows: number): void {
+    this.valid.reserve(rows)
+  }
+
   /** The first `n` rows' value and null counts into the statistics (`placeholders` as arrow-build.ts counts them); returns the nulls. */
   protected count(n: number, placeholders: number): number {
     const nulls = this.valid.zeros(n)
@@ -96,6 +105,11 @@ export function endRow(offsets: Int32Array<ArrayBuffer>, k: number, end: number)
 
 export class BooleanColumn extends Leaf implements ScanColumn {
   bits = new Bits()
+
+  override reserve(rows: number): void {
+    super.reserve(rows)
+    this.bits.reserve(rows)
+  }
 
   value(b: Uint8Array, i: number): number {
     let v: boolean
@@ -137,6 +151,11 @@ export class BooleanColumn extends Leaf implements ScanColumn {
 export class StringColumn extends Leaf implements ScanColumn {
   bytes = new Uint8Array(1024)
   offsets = new Int32Array(65)
+
+  override reserve(rows: number): void {
+    super.reserve(rows)
+    if (rows + 1 > this.offsets.length) this.offsets = grow(this.offsets, rows + 1)
+  }
 
   value(b: Uint8Array, i: number): number {
     if (b[i] !== QUOTE) return -1

@@ -7,7 +7,7 @@
 import * as arrow from 'apache-arrow'
 import type { StructType } from '../../schema/index.js'
 import { COMMA, nullAt, skip } from './scan-bytes.js'
-import { Bits, endRow, type ScanColumn, type StringColumn } from './scan-leaves.js'
+import { Bits, endRow, grow, type ScanColumn, type StringColumn } from './scan-leaves.js'
 import type { LongColumn, NumberColumn } from './scan-numbers.js'
 
 /** A list of primitives: `[` elements `]`; a null or empty list is a placeholder for its element's statistics. */
@@ -58,6 +58,12 @@ export class ListColumn implements ScanColumn {
     this.element.truncate(this.offsets[n]!)
   }
 
+  /** The list rows only: how many elements they hold is not known. */
+  reserve(rows: number): void {
+    this.valid.reserve(rows)
+    if (rows + 1 > this.offsets.length) this.offsets = grow(this.offsets, rows + 1)
+  }
+
   build(placeholders: number): arrow.Data {
     const n = this.length
     let empty = 0
@@ -99,6 +105,11 @@ export class StructColumn implements ScanColumn {
   truncate(n: number): void {
     this.length = n
     for (const c of this.children) c.truncate(n)
+  }
+
+  reserve(rows: number): void {
+    this.valid.reserve(rows)
+    for (const c of this.children) c.reserve(rows)
   }
 
   build(placeholders: number): arrow.Data {
@@ -148,6 +159,10 @@ export class KafkaColumn implements ScanColumn {
 
   truncate(n: number): void {
     this.inner.truncate(n)
+  }
+
+  reserve(rows: number): void {
+    this.inner.reserve(rows)
   }
 
   build(placeholders: number): arrow.Data {

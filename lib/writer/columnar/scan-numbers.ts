@@ -62,6 +62,11 @@ export class NumberColumn extends Leaf implements ScanColumn {
     super(arrowType, stats, bounds)
   }
 
+  override reserve(rows: number): void {
+    super.reserve(rows)
+    if (rows > this.values.length) this.values = grow(this.values, rows)
+  }
+
   value(b: Uint8Array, i: number): number {
     const kind = this.kind
     let v: number
@@ -135,6 +140,11 @@ export class NumberColumn extends Leaf implements ScanColumn {
 /** long: two 32-bit words per value (low, high), from the double for up to 15 digits, from the literal's digits beyond. */
 export class LongColumn extends Leaf implements ScanColumn {
   words = new Int32Array(128)
+
+  override reserve(rows: number): void {
+    super.reserve(rows)
+    if (2 * rows > this.words.length) this.words = grow(this.words, 2 * rows)
+  }
 
   value(b: Uint8Array, i: number): number {
     const at = numberAt(b, i)
