@@ -8,7 +8,7 @@
  * A record is scanned as its own view (a subarray ending where the record ends): a read past
  * its end is `undefined`, which no comparison here accepts.
  */
-import { longDecimal } from './scan-decimal.js'
+import { decimal, longDecimal } from './scan-decimal.js'
 
 export const QUOTE = 0x22
 export const COMMA = 0x2c
@@ -93,8 +93,8 @@ export function numberAt(b: Uint8Array, i: number): number {
   num.start = start
   num.integerLiteral = frac === 0 && !exponent
   if (exponent || digits + frac > 15) {
-    const v = !exponent && digits + frac <= 19 && frac <= 22 ? longDecimal(b, neg ? start + 1 : start, i, digits + frac, frac) : Number.NaN
-    num.value = v === v ? (neg ? -v : v) : Number(Buffer.prototype.latin1Slice.call(b, start, i))
+    if (!exponent && digits + frac <= 19 && frac <= 22 && longDecimal(b, neg ? start + 1 : start, i, digits + frac, frac)) num.value = neg ? -decimal.value : decimal.value
+    else num.value = Number(Buffer.prototype.latin1Slice.call(b, start, i))
     num.exactInteger = false
     return i
   }

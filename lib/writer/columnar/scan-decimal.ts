@@ -1,6 +1,6 @@
 /**
  * The double nearest a decimal literal of 16 to 19 digits without an exponent, read from its bytes
- * (scan-bytes.ts numberAt), or NaN where this cannot be sure and `Number()` of the text must say.
+ * (scan-bytes.ts numberAt), or nothing where this cannot be sure and `Number()` of the text must say.
  * What `JSON.stringify` writes for most doubles has 16 or 17 digits (`i / 3` is 0.3333333333333333),
  * past Clinger's fast path (≤ 15 digits): making a string of each and parsing it was 4–10 % of the
  * scanner's profile (narrow and wide bench records).
@@ -10,7 +10,7 @@
  * is then q1 + q2: q1 the rounded quotient, q2 the exact remainder over 10^f, so q1 + q2 is the
  * quotient within ~2^-100 of it. Rounding q1 + q2 gives the correctly rounded quotient unless
  * it lies that close to a midpoint between two doubles; then, and for a power of two (whose lower
- * neighbour is nearer) or a value outside the normal range, the answer is NaN.
+ * neighbour is nearer) or a value outside the normal range, it gives no answer.
  */
 
 /** 10^k, exact as doubles up to 10^22. */
@@ -47,11 +47,15 @@ function halfUlp(s: number): number {
   return f64[0]
 }
 
+/** Where longDecimal puts its double: a field store, where a returned double is a new heap number per call. */
+export const decimal = { value: 0.5 }
+
 /**
  * The double of the unsigned decimal in `b[from, end)` (digits and at most one dot: `digits`
- * of them in all, 16 to 19, `frac` after the dot, at most 22), or NaN.
+ * of them in all, 16 to 19, `frac` after the dot, at most 22) into `decimal.value`: true, or false
+ * when it cannot be sure.
  */
-export function longDecimal(b: Uint8Array, from: number, end: number, digits: number, frac: number): number {
+export function longDecimal(b: Uint8Array, from: number, end: number, digits: number, frac: number): boolean {
   // W = hi * 10^9 + lo: the first digits - 9 digits, then the last 9.
   let hi = 0
   let lo = 0
@@ -81,6 +85,7 @@ export function longDecimal(b: Uint8Array, from: number, end: number, digits: nu
   const v = q1 + q2
   const t = q2 - (v - q1)
   const half = halfUlp(v)
-  if (half === 0 || Math.abs(Math.abs(t) - half) <= half * MARGIN) return Number.NaN
-  return v
+  if (half === 0 || Math.abs(Math.abs(t) - half) <= half * MARGIN) return false
+  decimal.value = v
+  return true
 }
