@@ -18,8 +18,9 @@
  * or needs more than one registration group, or a group attempt is retried.
  *
  * Memory: the lane holds at most FLOE_MEMORY_BUDGET_MB / 2 of records (counted by their JSON
- * bytes, more than their columns take), and a table at most FLOE_TARGET_FILE_MB; past that, its
- * records take the present path. The sink's row budget is what the lane leaves (`reserved`).
+ * bytes, or 8 bytes per column where that is more), and a table at most FLOE_TARGET_FILE_MB; past
+ * that, its records take the present path. Columns are reserved for a partition's records within
+ * that share. The sink's row budget is what the lane leaves (`reserved`).
  */
 import { mapBounded } from '../concurrency.js'
 import { FloeError } from '../errors.js'
@@ -109,7 +110,7 @@ export class ScanLane implements RawReader {
     let i = 0
     if (checkpoint !== undefined) while (i < list.length && BigInt(list[i]!.offset as number) < checkpoint) i++
     const below = i
-    lane?.scanner.reserve(list.length - i)
+    if (lane !== undefined) this.#reserve(lane, list.length - i)
     let from = -1
     let latest = 0
     for (; i < list.length; i++) {
@@ -127,14 +128,22 @@ export class ScanLane implements RawReader {
     return below
   }
 
+  /** Room in the lane's columns for `rows` more rows at once, as many as its memory share has room for. */
+  #reserve(lane: Lane, rows: number): void {
+    if (lane.full) return
+    const room = Math.floor(Math.max(0, this.#deps.config.memoryBudgetBytes / 2 - this.#bytes) / lane.scanner.rowBytes)
+    lane.scanner.reserve(Math.min(rows, room))
+  }
+
   /** Record `i` into the lane's columns; false when it is not one the scanner reads or the lane is full. */
   #scan(lane: Lane, raw: RawPartition, i: number): boolean {
     const reader = this.#reader
     if (lane.full || !reader.read(raw, i)) return false
     const value = reader.value
-    const n = value.byteLength
     const { memoryBudgetBytes, targetFileBytes, limits } = this.#deps.config
-    if (n > limits.maxRecordBytes) return false
+    if (value.byteLength > limits.maxRecordBytes) return false
+    // Charged its JSON bytes, or what its row takes in the columns where that is more (a sparse record of a wide table).
+    const n = Math.max(value.byteLength, lane.scanner.rowBytes)
     // Once a record does not fit, the rest of the table's records take the present path too.
     if (this.#bytes + n > memoryBudgetBytes / 2 || lane.bytes + n > targetFileBytes) {
       lane.full = true

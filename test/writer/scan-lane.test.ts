@@ -69,6 +69,8 @@ function mixed(extra: EventRecord[] = []): EventRecord[] {
   for (let i = 0; i < 12; i++) out.push({ topic: 'where', partition: 4, offset: 2 ** 53 - 13 + i, value: click(i), timestamp: [1_714_521_600_123, -1, 0, 253_402_300_799_999][i % 4] })
   out.push({ topic: 'where', partition: 3, offset: 0, value: { id: 1, _kafka: { topic: 'x' } } })
   out.push({ topic: 'where', partition: 3, offset: 1, value: '{"id":2,"city":"\\u0041"}' })
+  // A `_kafka` key is a dead letter whatever its value, null included (the lane once took this one as a row).
+  out.push({ topic: 'where', partition: 3, offset: 2, value: '{"id":3,"_kafka":null}' })
   return [...out, ...extra]
 }
 
@@ -216,6 +218,19 @@ describe('FLOE_WRITER_SCAN', () => {
     const counts = (x: Run) => x.files.get('sl.clicks')!.map((f) => f.recordCount)
     expect(counts(on)).toContain(held)
     expect(counts(off)).not.toContain(held)
+  }, 120_000)
+
+  it('charges a sparse record of a wide table what its row takes in the columns, not its few JSON bytes', async () => {
+    const routes = JSON.parse(ROUTES) as { routes: unknown[] }
+    routes.routes.push({ topic: 'sparse', table: 'sparse' })
+    const settings = { FLOE_ROUTES: JSON.stringify(routes), FLOE_MEMORY_BUDGET_MB: '1' }
+    const every = Object.fromEntries(Array.from({ length: 300 }, (_, k) => [`f${String(k).padStart(3, '0')}`, k]))
+    const first = [{ topic: 'sparse', partition: 0, offset: 0, value: every }]
+    const sparse = Array.from({ length: 4000 }, (_, i) => ({ topic: 'sparse', partition: 0, offset: 1 + i, value: { f000: i } }))
+    const [on, off] = [await run(true, [first, sparse], settings), await run(false, [first, sparse], settings)]
+    await expectSame(on, off, false)
+    // 300 columns: 2,400 bytes a row against the lane's half of the budget (48 KB of JSON would all fit).
+    expect(on.files.get('sl.sparse')!.map((f) => f.recordCount)).toContain(Math.floor((512 * 1024) / 2400))
   }, 120_000)
 
   it('a retried group attempt (another writer registered part of the batch) registers the rest once, the present way', async () => {

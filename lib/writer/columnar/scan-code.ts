@@ -12,7 +12,7 @@
 import { generated } from './codegen.js'
 import { skip } from './scan-bytes.js'
 import type { ScanColumn } from './scan-leaves.js'
-import { StructColumn } from './scan-nested.js'
+import { KafkaColumn, StructColumn } from './scan-nested.js'
 
 /** Reads a record's object at `i` into the columns: the index after it, or -1 (the caller rolls back). */
 export type StructScan = (b: Uint8Array, i: number) => number
@@ -98,12 +98,18 @@ function emitFields(e: Emit, col: StructColumn, s: string, run: number[], L: str
   L.push(`let ${closed} = b[i] === 125`)
   for (const k of run) {
     const child = col.children[k]!
+    const key = col.keys[k]!
+    // The metadata column is filled from the record's Kafka metadata: a value that has its key,
+    // whatever it holds (null too), is the present path's to judge (a dead letter).
+    if (child instanceof KafkaColumn) {
+      L.push(`if (!${closed} && ${keyTest(key)}) return -1`)
+      continue
+    }
     const required = col.required[k]!
     const nested = child instanceof StructColumn
     const name = nested ? '' : constant(e, child)
     // A nested struct's null is StructColumn.null: every child null, the struct's row invalid.
     const nullOf = nested ? `${s}.children[${k}].null()` : `${name}.null()`
-    const key = col.keys[k]!
     L.push(`if (!${closed} && ${keyTest(key)}) {`, skipTo(`i + ${key.length}`), `if (b[i] !== 58) return -1`, skipTo('i + 1'))
     L.push(`if (b[i] === 110) {`, required ? 'return -1' : `if (b[i + 1] !== 117 || b[i + 2] !== 108 || b[i + 3] !== 108) return -1; ${nullOf}; i += 4`, `} else {`)
     if (nested) emitStruct(e, child, L)
@@ -113,7 +119,7 @@ function emitFields(e: Emit, col: StructColumn, s: string, run: number[], L: str
   }
 }
 
-/** The generated reader of `root`'s records (the top-level struct, `_kafka` a column whose value refuses). */
+/** The generated reader of `root`'s records (the top-level struct; a `_kafka` key in a value refuses it). */
 export function compileStructScan(root: StructColumn): StructScan {
   const e: Emit = { columns: [], structs: [], functions: [] }
   const L: string[] = []

@@ -34,6 +34,8 @@ import { LongColumn, NumberColumn, numberKind } from './scan-numbers.js'
 export interface Scanner {
   /** Rows scanned since the last build. */
   readonly rows: number
+  /** The least a row takes in the columns: 8 bytes per leaf (a null too), string bytes aside. */
+  readonly rowBytes: number
   /**
    * One record's bytes (exactly its view) as a row, with its Kafka metadata in the `_kafka`
    * column if the scanner has one; false (nothing added) when the record is not one it reads.
@@ -125,6 +127,7 @@ export function compileScanner(schema: StructType, limits: RecordLimits, opts: S
     get rows() {
       return root.length
     },
+    rowBytes: 8 * c.stats.length,
     add(record, meta) {
       const start = root.length
       const i = scan(record, skip(record, 0))
