@@ -1,13 +1,14 @@
 /**
  * The scanner's structs compiled to code (scan.ts): one generated function per schema reads a
  * record's object — and every nested struct, inline — with each field's key compared byte by
- * byte as constants and each column's `value` called at a site of its own. StructColumn.value
- * walks the same fields through one call site for every child, which V8 sees as megamorphic
- * (a call it cannot inline): measured the largest self time of the narrow writer's profile.
+ * byte as constants and each column's `value` called at a site of its own. A generic walker
+ * (what StructColumn.value was) calls every child through one call site, which V8 sees as
+ * megamorphic (a call it cannot inline): it was the largest self time of the narrow writer's profile.
  *
- * It reads exactly what StructColumn.value reads (scan-nested.ts): keys in schema order, each at
- * most once, a field it passes absent, absent or null only where the field is optional; nothing
- * after the last field but `}`. A struct's rows, validity, nulls and rollback stay StructColumn's.
+ * What it reads: keys in schema order, each at most once, a field it passes absent, absent or
+ * null only where the field is optional, a comma always followed by a key, nothing after the last
+ * field but `}`; a value holding the `_kafka` key is never read. A struct's rows, validity, nulls
+ * and rollback stay StructColumn's (scan-nested.ts).
  */
 import { generated } from './codegen.js'
 import { skip } from './scan-bytes.js'
