@@ -4,20 +4,16 @@
  * conditioned on the value the writer read. A writer that lost the race learns it here.
  */
 import { randomUUID } from 'node:crypto'
-import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb'
-import { mapBounded } from '../concurrency.js'
+import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb'
 import { FencedError, FloeError, ThrottledError } from '../errors.js'
 import { logger } from '../log.js'
 import { filesJson as filesListJson, filesJsonStringBytes } from './file-list.js'
 import { readCheckpoints } from './checkpoints.js'
 import { cancellationCodes, wrapDynamoError } from './errors.js'
-import { pages } from './paging.js'
 import { parsePartitionKey, partitionKey } from '../kafka/index.js'
 import { markerPut, replayMarkerKey, type ReplayMarker } from './replay.js'
 import {
-  backlogKey,
   batchIdFor,
-  batchPartition,
   checkpointKey,
   committedBatchKey,
   pendingBatchKey,
@@ -25,7 +21,6 @@ import {
   pendingIndexSk,
   PENDING_PREFIX,
   shardOf,
-  shardRange,
 } from './keys.js'
 import type { ControlContext, PendingBatchInput } from './types.js'
 
@@ -263,69 +258,5 @@ function validate(req: RegisterRequest): void {
         throw new FloeError(`pipeline ${req.pipeline}: batch for ${b.table} has range ${k} [${r.firstOffset}, ${r.nextOffset}) outside the new checkpoint ${next}`)
       }
     }
-  }
-}
-
-/**
- * Pending (uncommitted) batches of a table, for back pressure: the count the committer last
- * wrote (one small GetItem, docs/scale.md) while it is fresher than FLOE_BACKLOG_FRESH_SECONDS,
- * else a consistent count over every shard that stops once it passes FLOE_MAX_PENDING_BATCHES
- * (so the answer is exact up to the limit and "more than the limit" beyond it).
- */
-export async function countPendingBatches(ctx: ControlContext, pipeline: string, table: string): Promise<number> {
-  const noted = await readBacklog(ctx, pipeline, table)
-  if (noted !== undefined) return noted
-  return countPendingExactly(ctx, pipeline, table, ctx.config.maxPendingBatches + 1)
-}
-
-async function readBacklog(ctx: ControlContext, pipeline: string, table: string): Promise<number | undefined> {
-  let out
-  try {
-    out = await ctx.doc.send(new GetCommand({ TableName: ctx.table, Key: backlogKey(pipeline, table), ProjectionExpression: 'pending, updatedAt' }))
-  } catch (err) {
-    throw wrapDynamoError(`reading the backlog of ${table} from ${ctx.table}`, err)
-  }
-  const item = out.Item
-  if (item === undefined || typeof item.pending !== 'number' || typeof item.updatedAt !== 'number') return undefined
-  return Date.now() - item.updatedAt <= ctx.config.backlogFreshMs ? item.pending : undefined
-}
-
-/** Consistent count of a table's pending batches over every shard, stopping at `limit`. */
-export async function countPendingExactly(ctx: ControlContext, pipeline: string, table: string, limit = Number.MAX_SAFE_INTEGER): Promise<number> {
-  const counts = await mapBounded(shardRange(ctx.config.pendingShards), ctx.config.shardConcurrency, async (shard) => {
-    let count = 0
-    const query = (start: Record<string, unknown> | undefined) =>
-      new QueryCommand({
-        TableName: ctx.table,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
-        ExpressionAttributeValues: { ':pk': batchPartition(pipeline, table, shard), ':p': PENDING_PREFIX },
-        Select: 'COUNT',
-        ConsistentRead: true,
-        ExclusiveStartKey: start,
-        Limit: limit === Number.MAX_SAFE_INTEGER ? undefined : limit,
-      })
-    for await (const page of pages(ctx, `counting pending batches of ${table} in ${ctx.table}`, query)) {
-      count += page.Count ?? 0
-      if (count >= limit) break
-    }
-    return count
-  })
-  return counts.reduce((a, b) => a + b, 0)
-}
-
-/**
- * The committer notes how many batches a table still has pending after its run, so writers
- * check back pressure with one small read instead of counting thousands of items per invocation.
- */
-export async function noteBacklog(ctx: ControlContext, pipeline: string, table: string, pending: number, nowMs = Date.now()): Promise<void> {
-  try {
-    await ctx.doc.send(
-      new PutCommand({
-        TableName: ctx.table,
-        Item: { ...backlogKey(pipeline, table), kind: 'backlog', pipeline, table, pending, updatedAt: nowMs, ttl: Math.floor(nowMs / 1000) + ctx.config.batchTtlSeconds },
-      }),
-    )
-  } catch (err) {
-    throw wrapDynamoError(`noting the backlog of ${table} in ${ctx.table}`, err)
   }
 }

@@ -6,7 +6,8 @@ import { ScanCommand } from '@aws-sdk/lib-dynamodb'
 import { batchGetAll } from './batch-get.js'
 import { pages } from './paging.js'
 import { partitionKey } from '../kafka/index.js'
-import { checkpointKey, checkpointPrefix } from './keys.js'
+import { backlogKey, checkpointKey, checkpointPrefix } from './keys.js'
+import { freshBacklog, type BacklogRead } from './backlog.js'
 import type { ControlContext } from './types.js'
 
 /** BatchGetItem takes at most 100 keys. */
@@ -21,15 +22,34 @@ export async function readCheckpoints(
   pipeline: string,
   partitions: { topic: string; partition: number }[],
 ): Promise<Map<string, bigint | undefined>> {
-  const result = new Map<string, bigint | undefined>()
-  for (const p of partitions) result.set(partitionKey(p.topic, p.partition), undefined)
-  const keys = [...new Map(partitions.map((p) => [partitionKey(p.topic, p.partition), checkpointKey(pipeline, p.topic, p.partition)])).values()]
+  return (await readCheckpointsWithBacklog(ctx, pipeline, partitions, [])).checkpoints
+}
+
+/**
+ * The checkpoints (as readCheckpoints) and, in the same BatchGetItem requests, the backlog notes
+ * of `tables` (backlog.ts: `countPendingBatches`' `read`, one entry per table): a writer whose
+ * tables are known up front makes one request where it made one per table more.
+ */
+export async function readCheckpointsWithBacklog(
+  ctx: ControlContext,
+  pipeline: string,
+  partitions: { topic: string; partition: number }[],
+  tables: readonly string[],
+): Promise<{ checkpoints: Map<string, bigint | undefined>; backlog: Map<string, BacklogRead> }> {
+  const checkpoints = new Map<string, bigint | undefined>()
+  for (const p of partitions) checkpoints.set(partitionKey(p.topic, p.partition), undefined)
+  const names = [...new Set(tables)]
+  const backlog = new Map<string, BacklogRead>(names.map((t) => [t, { pending: undefined }]))
+  const tableOf = new Map(names.map((t) => [backlogKey(pipeline, t).pk, t]))
+  const keys = [...new Map(partitions.map((p) => [partitionKey(p.topic, p.partition), checkpointKey(pipeline, p.topic, p.partition)])).values(), ...names.map((t) => backlogKey(pipeline, t))]
   for (let i = 0; i < keys.length; i += MAX_BATCH_GET) {
     await batchGetAll(ctx, keys.slice(i, i + MAX_BATCH_GET), { what: 'checkpoint keys', reading: 'reading checkpoints' }, (item) => {
-      result.set(partitionKey(item.topic as string, item.partition as number), BigInt(item.next as string))
+      const table = tableOf.get(item.pk as string)
+      if (table !== undefined) backlog.set(table, { pending: freshBacklog(ctx, item) })
+      else checkpoints.set(partitionKey(item.topic as string, item.partition as number), BigInt(item.next as string))
     })
   }
-  return result
+  return { checkpoints, backlog }
 }
 
 export interface CheckpointItem {

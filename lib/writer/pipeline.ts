@@ -18,7 +18,7 @@
 import { randomUUID } from 'node:crypto'
 import { BatchDeferredError, FencedError, FloeError } from '../errors.js'
 import { immediately, retry } from '../retry/index.js'
-import { maxTransactionItems, readCheckpoints } from '../control/index.js'
+import { maxTransactionItems, readCheckpoints, readCheckpointsWithBacklog } from '../control/index.js'
 import { readKafkaEvent, type EventPartition } from '../kafka/index.js'
 import { decodeItem, decodeRecords, jsonTopics, type Item } from './decode.js'
 import { deferPastTableLimit, inSegment, planRegistration, type Segment } from './groups.js'
@@ -64,8 +64,9 @@ export async function writeBatch(deps: WriterDeps, event: unknown, opts: WriteOp
   const tables = new TableSet(deps)
   // Partitions left raw (lib/kafka event-parts.ts) are read by the scanner lane: their tables load while the checkpoints are read.
   const lane = parts.some((p) => p.raw !== undefined) ? new ScanLane(deps) : undefined
-  const [checkpoints] = await Promise.all([
-    replay ? new Map<string, bigint | undefined>() : readCheckpoints(deps.control, config.pipeline, partitions),
+  // The lane's tables are known already: their back-pressure notes come with the checkpoints.
+  const [{ checkpoints, backlog }] = await Promise.all([
+    replay ? { checkpoints: new Map<string, bigint | undefined>(), backlog: undefined } : readCheckpointsWithBacklog(deps.control, config.pipeline, partitions, lane?.route(parts) ?? []),
     lane?.load(tables, parts),
   ])
   const { items: decoded, belowCheckpoint } = await decodeRecords(deps, parts, checkpoints, replay, lane)
@@ -77,7 +78,7 @@ export async function writeBatch(deps: WriterDeps, event: unknown, opts: WriteOp
   let items = cuts.size > 0 && lane ? deferPastTableLimit(lane.releaseAll(decoded), config.limits.maxTablesPerBatch).kept : kept
 
   heap.collect()
-  await checkBackpressure(deps, routedTables(items), heap)
+  await checkBackpressure(deps, routedTables(items), heap, backlog)
   await prepareTables(tables, items, heap, lane)
   items = lane?.expand(items) ?? items
   await decodeKeys(deps, tables, items)

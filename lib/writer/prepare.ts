@@ -5,7 +5,7 @@
  */
 import { mapBounded } from '../concurrency.js'
 import { BackpressureError } from '../errors.js'
-import { countPendingBatches } from '../control/index.js'
+import { countPendingBatches, type BacklogRead } from '../control/index.js'
 import type { Item } from './decode.js'
 import type { Sample, TableSet } from './tables.js'
 import type { HeapGuard } from './heap.js'
@@ -17,12 +17,13 @@ import type { WriterDeps } from './types.js'
  * FLOE_MAX_PENDING_BATCHES. A table without a fresh backlog note is counted over every shard,
  * FLOE_SHARD_CONCURRENCY queries at a time, and FLOE_BACKPRESSURE_TABLES tables at once: all 50
  * tables of the 1,200-file event at once were 400 requests in flight (400 live ClientRequests,
- * sockets and parsers; docs/benchmarks.md "Writer memory: what the peak is made of").
+ * sockets and parsers; docs/benchmarks.md "Writer memory: what the peak is made of"). `read`:
+ * notes read with the checkpoints (the lane's tables), not read again.
  */
-export async function checkBackpressure(deps: WriterDeps, tables: Set<string>, heap?: HeapGuard): Promise<void> {
+export async function checkBackpressure(deps: WriterDeps, tables: Set<string>, heap?: HeapGuard, read?: ReadonlyMap<string, BacklogRead>): Promise<void> {
   const { config, control } = deps
   const counts = await mapBounded([...tables], config.backpressureTables, async (t) => {
-    const n = await countPendingBatches(control, config.pipeline, t)
+    const n = await countPendingBatches(control, config.pipeline, t, read?.get(t))
     // Each count is up to a request per shard: their garbage (SDK requests, responses) is collected as it piles up.
     heap?.collect()
     return [t, n] as const

@@ -17,10 +17,9 @@
  * it was prepared (scanned under a schema it no longer has), the batch is cut at the table limit
  * or needs more than one registration group, or a group attempt is retried.
  *
- * Memory: the lane holds at most FLOE_MEMORY_BUDGET_MB / 2 of records (counted by their JSON
- * bytes, or 8 bytes per column where that is more), and a table at most FLOE_TARGET_FILE_MB; past
- * that, its records take the present path. Columns are reserved for a partition's records within
- * that share. The sink's row budget is what the lane leaves (`reserved`).
+ * Memory: the lane holds at most FLOE_MEMORY_BUDGET_MB / 2 of records (their JSON bytes, or 8
+ * bytes per column where more), a table at most FLOE_TARGET_FILE_MB; past that, records take the
+ * present path. Columns are reserved within that share; the sink's budget is what is left.
  */
 import { mapBounded } from '../concurrency.js'
 import { FloeError } from '../errors.js'
@@ -79,18 +78,20 @@ export class ScanLane implements RawReader {
     return this.#bytes
   }
 
-  /** Load the table of each raw part and compile its scanner (before the records are read). */
-  async load(tables: TableSet, parts: readonly EventPart[]): Promise<void> {
+  /** The table of each raw part (one per topic, known before any record is read), each once. */
+  route(parts: readonly EventPart[]): string[] {
     for (const part of parts) {
       if (part.raw === undefined || this.#routes.has(part.topic)) continue
       const routed = this.#deps.router.route(part.topic, undefined)
       if (routed.kind !== 'tables' || routed.tables.length !== 1) throw new FloeError(`writer: topic ${part.topic} was left raw but does not route to one table`)
       this.#routes.set(part.topic, routed.tables)
     }
-    const names = [...new Set([...this.#routes.values()].map((t) => t[0]!))]
-    // Loaded a few at a time, as prepareTables loads. A table that fails to load is not the lane's:
-    // `prepare` loads it again and decides (a dead letter per record, or the invocation fails), and
-    // only if the batch has records for it past their checkpoints.
+    return [...new Set([...this.#routes.values()].map((t) => t[0]!))]
+  }
+
+  /** Load each raw part's table, a few at a time, and compile its scanner. One that fails to load is `prepare`'s to judge. */
+  async load(tables: TableSet, parts: readonly EventPart[]): Promise<void> {
+    const names = this.route(parts)
     const states = await mapBounded(names, PRELOADS, (table) => tables.preload(table).catch(() => null))
     names.forEach((table, k) => this.#lanes.set(table, this.#compile(states[k]!)))
   }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { GetCommand } from '@aws-sdk/lib-dynamodb'
-import { countPendingBatches, registerBatches } from '../../lib/control/batches.js'
+import { countPendingBatches } from '../../lib/control/backlog.js'
+import { registerBatches } from '../../lib/control/batches.js'
 import { readCheckpoints } from '../../lib/control/checkpoints.js'
 import { dataFileFromJSON } from '../../lib/iceberg/datafile-json.js'
 import { loadBatchFiles, listPendingTables, readPendingBatches } from '../../lib/control/pending.js'

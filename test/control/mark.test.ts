@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { GetCommand } from '@aws-sdk/lib-dynamodb'
-import { countPendingBatches, countPendingExactly, registerBatches } from '../../lib/control/batches.js'
+import { countPendingBatches, countPendingExactly } from '../../lib/control/backlog.js'
+import { registerBatches } from '../../lib/control/batches.js'
 import { readCheckpoints } from '../../lib/control/checkpoints.js'
 import { committedBatchKey } from '../../lib/control/keys.js'
 import { acquireLease, markCommitted } from '../../lib/control/lease.js'

@@ -6,8 +6,9 @@
  */
 import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb'
 import { describe, expect, it } from 'vitest'
-import { countPendingBatches, countPendingExactly, noteBacklog, registerBatches } from '../../lib/control/batches.js'
-import { readCheckpoints } from '../../lib/control/checkpoints.js'
+import { countPendingBatches, countPendingExactly, noteBacklog } from '../../lib/control/backlog.js'
+import { registerBatches } from '../../lib/control/batches.js'
+import { readCheckpoints, readCheckpointsWithBacklog } from '../../lib/control/checkpoints.js'
 import { batchPartition, pendingIndexPk, shardOf } from '../../lib/control/keys.js'
 import { acquireLease, markCommitted } from '../../lib/control/lease.js'
 import { listPendingTables, loadBatchFiles, readPendingBatches } from '../../lib/control/pending.js'
@@ -108,5 +109,25 @@ describe('pending-batch shards', () => {
     expect(await countPendingBatches(ctx, 'p1', 'db.t')).toBe(2)
     await noteBacklog(ctx, 'p1', 'db.t', 2, Date.now() - ctx.config.backlogFreshMs - 1000)
     expect(await countPendingBatches(ctx, 'p1', 'db.t')).toBeGreaterThan(3)
+  })
+
+  it('reads backlog notes with the checkpoints in one request, and back pressure then reads no note again', async () => {
+    const { ctx } = await testControl({ pendingShards: 2, maxPendingBatches: 3 })
+    for (let p = 0; p < 5; p++) await registerOne(ctx, 'db.stale', p)
+    await noteBacklog(ctx, 'p1', 'db.fresh', 7)
+    await noteBacklog(ctx, 'p1', 'db.stale', 1, Date.now() - ctx.config.backlogFreshMs - 1000)
+    const counter = new RequestCounter()
+    const counted: ControlContext = { ...ctx, doc: countedClients(counter).doc }
+    const parts = [0, 1, 2].map((partition) => ({ topic: 't', partition }))
+    const read = await readCheckpointsWithBacklog(counted, 'p1', parts, ['db.fresh', 'db.stale', 'db.none', 'db.fresh'])
+    expect(read.checkpoints).toEqual(new Map([['t-0', 10n], ['t-1', 10n], ['t-2', 10n]]))
+    expect(read.backlog).toEqual(new Map([['db.fresh', { pending: 7 }], ['db.stale', { pending: undefined }], ['db.none', { pending: undefined }]]))
+    expect([...counter.operations]).toEqual([['ddb.BatchGetItemCommand', 1]])
+    expect(await readCheckpoints(ctx, 'p1', parts)).toEqual(read.checkpoints)
+    // The fresh note is taken as read; a stale or missing one means a count over the shards, not a second read of the note.
+    expect(await countPendingBatches(counted, 'p1', 'db.fresh', read.backlog.get('db.fresh'))).toBe(7)
+    expect(await countPendingBatches(counted, 'p1', 'db.stale', read.backlog.get('db.stale'))).toBeGreaterThan(3)
+    expect(await countPendingBatches(counted, 'p1', 'db.none', read.backlog.get('db.none'))).toBe(0)
+    expect([...counter.operations].filter(([op]) => op.includes('Get'))).toEqual([['ddb.BatchGetItemCommand', 1]])
   })
 })

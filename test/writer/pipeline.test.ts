@@ -5,7 +5,10 @@
 import { parquetReadObjects } from 'hyparquet'
 import { compressors } from 'hyparquet-compressors'
 import { describe, expect, it } from 'vitest'
+import { noteBacklog } from '../../lib/control/backlog.js'
+import { createControlContext } from '../../lib/control/context.js'
 import { BackpressureError } from '../../lib/errors.js'
+import { countedClients, RequestCounter } from '../helpers/request-counter.js'
 import { writeBatch } from '../../lib/writer/pipeline.js'
 import { checkpoints, deadLetterLines, kafkaEvent, listAll, registered, writerSetup, type EventRecord } from './support.js'
 
@@ -227,6 +230,24 @@ describe('writeBatch', () => {
     expect((err as Error).message).toMatch(/table db.events has 2 pending batches, more than FLOE_MAX_PENDING_BATCHES=1/)
     expect(await dataFiles(s)).toEqual(before)
     expect(await checkpoints(s.control)).toEqual({ 'events-0': '2' })
+  })
+
+  it("reads the back-pressure note of a scanned topic's table with the checkpoints, not in a request of its own", async () => {
+    const s = await writerSetup({ FLOE_ROUTES: ROUTES, FLOE_MAX_PENDING_BATCHES: '3' })
+    await writeBatch(s.deps, kafkaEvent(recs([0])))
+    const counter = new RequestCounter()
+    const deps = { ...s.deps, control: createControlContext(s.deps.config, countedClients(counter).doc, s.io) }
+    await noteBacklog(s.control, 'test', 'db.events', 2)
+    const ok = await writeBatch(deps, kafkaEvent(recs([1, 2])))
+    expect(ok).toMatchObject({ outcome: 'registered', recordsScanned: 2 })
+    await noteBacklog(s.control, 'test', 'db.events', 5)
+    const err = await writeBatch(deps, kafkaEvent(recs([3]))).catch((e: unknown) => e)
+    expect((err as Error).message).toMatch(/table db.events has 5 pending batches, more than FLOE_MAX_PENDING_BATCHES=3/)
+    // Two invocations: one BatchGetItem each for the checkpoint and the note, no GetItem, no count over the shards.
+    expect(counter.operations.get('ddb.BatchGetItemCommand')).toBe(2)
+    expect(counter.operations.get('ddb.GetItemCommand')).toBeUndefined()
+    expect(counter.operations.get('ddb.QueryCommand')).toBeUndefined()
+    expect(counter.ddbKeys.get('backlog#test#db.events')?.requests).toBe(2)
   })
 })
 
