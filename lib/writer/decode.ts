@@ -46,6 +46,8 @@ export interface Run {
 
 /** What decodeRecords needs of the scanner lane (scan-lane.ts ScanLane). */
 export interface RawReader {
+  /** Once, before `read`: the checkpoints are known (a table the batch creates is probed from its first records). */
+  probe(parts: readonly EventPart[], checkpoints: ReadonlyMap<string, bigint | undefined>): void
   /** A raw partition's records at or past `checkpoint` onto `items`: runs the lane scanned, the rest decoded; how many were below it. */
   read(part: EventPart, checkpoint: bigint | undefined, items: Item[]): number
 }
@@ -61,6 +63,7 @@ export async function decodeRecords(
   const items: Item[] = []
   const json = jsonTopics(deps)
   let belowCheckpoint = 0
+  lane?.probe(parts, checkpoints)
   for (const part of parts) {
     const pkey = part.key
     const cp = checkpoints.get(pkey)

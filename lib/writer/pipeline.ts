@@ -26,7 +26,8 @@ import { writeGroup, type GroupResult } from './register.js'
 import { checkBackpressure, decodeKeys, prepareTables } from './prepare.js'
 import { TableSet } from './tables.js'
 import { HeapGuard } from './heap.js'
-import { laneTopics, ScanLane } from './scan-lane.js'
+import { ScanLane } from './scan-lane.js'
+import { laneTopics } from './scan-tables.js'
 import type { BufferStats, FlushReason } from './buffers.js'
 import type { ReplayOptions, TableWriteResult, WriteResult, WriterDeps } from './types.js'
 
@@ -79,8 +80,7 @@ export async function writeBatch(deps: WriterDeps, event: unknown, opts: WriteOp
 
   heap.collect()
   await checkBackpressure(deps, routedTables(items), heap, backlog)
-  await prepareTables(tables, items, heap, lane)
-  items = lane?.expand(items) ?? items
+  items = await prepareTables(tables, items, heap, lane)
   await decodeKeys(deps, tables, items)
 
   // A replay registers all or nothing: one group, its markers in the same transaction.

@@ -38,11 +38,13 @@ export async function checkBackpressure(deps: WriterDeps, tables: Set<string>, h
 
 /**
  * Load, create or evolve every routed table once, from all of its records in the batch. A run of
- * records the scanner lane read (scan-lane.ts) shapes nothing (they fit the table as it is), and
- * a table that evolves or fails gives its scanned records back to the present path (`settle`;
- * the caller then expands them).
+ * records the scanner lane read (scan-lane.ts) shapes nothing (they fit the table as it is; a
+ * table the lane probed is created first, from its probe record), and a table that evolves or
+ * fails gives its scanned records back to the present path (`settle`). Returns `items` with the
+ * runs given back expanded into their records.
  */
-export async function prepareTables(tables: TableSet, items: Item[], heap?: HeapGuard, lane?: ScanLane): Promise<void> {
+export async function prepareTables(tables: TableSet, items: Item[], heap?: HeapGuard, lane?: ScanLane): Promise<Item[]> {
+  if (lane) items = await lane.create(items)
   const values = new Map<string, Sample[]>()
   for (const item of items) {
     for (const t of item.tables) {
@@ -62,6 +64,7 @@ export async function prepareTables(tables: TableSet, items: Item[], heap?: Heap
   }
   await Promise.all(Array.from({ length: Math.min(8, queue.length) }, worker))
   lane?.settle(tables)
+  return lane?.expand(items) ?? items
 }
 
 /**

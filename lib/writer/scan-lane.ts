@@ -9,7 +9,8 @@
  * KafkaRecord, no decoded value, no guard walk, no coerced row, no item per record. Consecutive
  * scanned records are one item (a `run`). A record the scanner does not read exactly — anything
  * the present path might store differently, evolve the table for or dead-letter — is parsed and
- * decoded the present way where it stands and goes on as before.
+ * decoded the present way where it stands and goes on as before. A table that does not exist yet
+ * is probed: its schema inferred from its first records, then every record read or none (scan-tables.ts).
  *
  * The lane's rows are one file per table, written with the group's other files and registered in
  * the same transaction. They are given back to the present path (`expand`: each run's records
@@ -24,40 +25,15 @@
 import { mapBounded } from '../concurrency.js'
 import { FloeError } from '../errors.js'
 import { parseRawRecord, RawRecordReader, type EventPart, type KafkaRecord, type RawPartition } from '../kafka/index.js'
-import { compileTableScanner, type Scanner } from './columnar/index.js'
 import type { ArrowBuild } from './columnar/arrow-build.js'
 import type { KafkaMeta } from './columnar/scan-nested.js'
-import { decodeItem, jsonTopics, type Item, type RawReader } from './decode.js'
-import { KAFKA_COLUMN } from './kafka-column.js'
-import type { TableSet, TableState } from './tables.js'
-import type { ReplayOptions, WriterDeps } from './types.js'
-
-interface Lane {
-  scanner: Scanner
-  /** The schema the rows were scanned under. */
-  schemaId: number
-  bytes: number
-  /** Its memory share was spent: the table's further records take the present path. */
-  full: boolean
-  /** Given back to the present path: its runs are expanded, its columns dropped. */
-  released: boolean
-}
+import { decodeItem, type Item, type RawReader } from './decode.js'
+import type { TableSet } from './tables.js'
+import { createProbed, existingLane, firstPast, otherRecordsFor, probeLane, PROBE_RECORDS, PROBE_TOTAL, type Lane } from './scan-tables.js'
+import type { WriterDeps } from './types.js'
 
 /** Tables loaded at once (prepare.ts prepares as many at a time). */
 const PRELOADS = 8
-
-/** The topics whose plain partitions the lane reads (lib/kafka readKafkaEvent's `rawTopic`), or undefined when it reads none. */
-export function laneTopics(deps: WriterDeps, replay: ReplayOptions | undefined): ((topic: string) => boolean) | undefined {
-  // A replay restricts records to the tables they failed for.
-  if (replay !== undefined || !deps.config.writerScan) return undefined
-  const json = jsonTopics(deps)
-  return (topic) => {
-    // A field route needs each value before the table is known: its topics take the present path.
-    if (!json(topic) || deps.router.needsValueFor(topic)) return false
-    const routed = deps.router.route(topic, undefined)
-    return routed.kind === 'tables' && routed.tables.length === 1
-  }
-}
 
 export class ScanLane implements RawReader {
   readonly #deps: WriterDeps
@@ -68,6 +44,9 @@ export class ScanLane implements RawReader {
   readonly #reader = new RawRecordReader()
   readonly #meta: KafkaMeta = { topic: '', partition: 0, offset: 0, timestamp: 0 }
   #bytes = 0
+  #tables?: TableSet
+  /** Tables not in the catalog when loaded, until their first record is read (a probe). */
+  readonly #missing = new Set<string>()
 
   constructor(deps: WriterDeps) {
     this.#deps = deps
@@ -89,17 +68,34 @@ export class ScanLane implements RawReader {
     return [...new Set([...this.#routes.values()].map((t) => t[0]!))]
   }
 
-  /** Load each raw part's table, a few at a time, and compile its scanner. One that fails to load is `prepare`'s to judge. */
+  /**
+   * Load each raw part's table, a few at a time, and compile its scanner; a missing one is probed
+   * from its first record (`read`, scan-tables.ts). One that fails to load is `prepare`'s to judge.
+   */
   async load(tables: TableSet, parts: readonly EventPart[]): Promise<void> {
+    this.#tables = tables
     const names = this.route(parts)
-    const states = await mapBounded(names, PRELOADS, (table) => tables.preload(table).catch(() => null))
-    names.forEach((table, k) => this.#lanes.set(table, this.#compile(states[k]!)))
+    const states = await mapBounded(names, PRELOADS, (table) => tables.preload(table).catch(() => undefined))
+    names.forEach((table, k) => {
+      const state = states[k]
+      if (state === null) this.#missing.add(table)
+      this.#lanes.set(table, state ? existingLane(this.#deps, state) : null)
+    })
   }
 
-  #compile(state: TableState | null): Lane | null {
-    if (state === null || !scannable(state)) return null
-    const scanner = compileTableScanner(state.schema, state.metadata.properties, this.#deps.config.limits, state.kafka.length ? KAFKA_COLUMN : undefined)
-    return scanner === undefined ? null : { scanner, schemaId: state.schema['schema-id'], bytes: 0, full: false, released: false }
+  /** Before any partition is read: each missing table probed from its first records past the checkpoints (scan-tables.ts). */
+  probe(parts: readonly EventPart[], checkpoints: ReadonlyMap<string, bigint | undefined>): void {
+    for (const table of this.#missing) {
+      const firsts: Item[] = []
+      for (const part of parts) {
+        if (part.raw === undefined || this.#routes.get(part.topic)![0] !== table) continue
+        const from = firstPast(part.raw, checkpoints.get(part.key))
+        const to = Math.min(part.raw.list.length, from + PROBE_RECORDS, from + PROBE_TOTAL - firsts.length)
+        for (let k = from; k < to; k++) firsts.push(this.#decode(parseRawRecord(part.raw, k), part.key))
+      }
+      this.#lanes.set(table, (firsts.length > 0 && probeLane(this.#deps, this.#tables!, table, firsts)) || null)
+    }
+    this.#missing.clear()
   }
 
   read(part: EventPart, checkpoint: bigint | undefined, items: Item[]): number {
@@ -107,9 +103,7 @@ export class ScanLane implements RawReader {
     const tables = this.#routes.get(part.topic)!
     const lane = this.#lanes.get(tables[0]!) ?? undefined
     const list = raw.list
-    // Offsets are safe integers, increasing (a plain partition): the ones below the checkpoint come first.
-    let i = 0
-    if (checkpoint !== undefined) while (i < list.length && BigInt(list[i]!.offset as number) < checkpoint) i++
+    let i = firstPast(raw, checkpoint)
     const below = i
     if (lane !== undefined) this.#reserve(lane, list.length - i)
     let from = -1
@@ -121,6 +115,8 @@ export class ScanLane implements RawReader {
         else if (t > latest) latest = t
         continue
       }
+      // A table the batch creates is read all or nothing (scan-tables.ts).
+      if (lane?.probe !== undefined && !lane.released) this.#release(lane)
       if (from >= 0) items.push(runItem(part, tables, from, i, latest))
       from = -1
       items.push(this.#decode(parseRawRecord(raw, i), part.key))
@@ -139,7 +135,7 @@ export class ScanLane implements RawReader {
   /** Record `i` into the lane's columns; false when it is not one the scanner reads or the lane is full. */
   #scan(lane: Lane, raw: RawPartition, i: number): boolean {
     const reader = this.#reader
-    if (lane.full || !reader.read(raw, i)) return false
+    if (lane.full || lane.released || !reader.read(raw, i)) return false
     const value = reader.value
     const { memoryBudgetBytes, targetFileBytes, limits } = this.#deps.config
     if (value.byteLength > limits.maxRecordBytes) return false
@@ -165,6 +161,19 @@ export class ScanLane implements RawReader {
     const item = decodeItem(this.#deps, record, pkey, true)
     if (item instanceof Promise) throw new FloeError(`writer: record ${pkey}@${record.offset} of a json topic decoded asynchronously`)
     return item
+  }
+
+  /**
+   * Before the tables are prepared: each table the lane probed is created from its probe record,
+   * unless records of other partitions go to it or it is then not the probed table (another
+   * writer's): then all of its records take the present path. `items` with released runs expanded.
+   */
+  async create(items: Item[]): Promise<Item[]> {
+    for (const [table, lane] of this.#lanes) {
+      if (lane?.probe === undefined || lane.released) continue
+      if (otherRecordsFor(items, table) || !(await createProbed(this.#tables!, table, lane))) this.#release(lane)
+    }
+    return this.expand(items)
   }
 
   /** After the tables are prepared: a table that evolved or failed gives its scanned records back to the present path (then `expand`). */
@@ -233,18 +242,4 @@ function runItem(part: EventPart, tables: string[], from: number, to: number, la
     error: undefined,
   }
   return { record, pkey: part.key, tables, run: { part: raw, from, to } }
-}
-
-/**
- * A table the lane writes: unpartitioned (no partition value per row to compute), and a `_kafka`
- * column, if the table's options ask for one, of exactly those parts (topic, partition, offset,
- * timestamp: the scanner fills no key or headers; a part the column lacks is an evolution).
- */
-function scannable(state: TableState): boolean {
-  if (state.failure !== undefined || state.spec.fields.length > 0) return false
-  if (state.kafka.length === 0) return true
-  const column = state.schema.fields.find((f) => f.name === KAFKA_COLUMN)?.type
-  if (column === undefined || typeof column !== 'object' || column.type !== 'struct') return false
-  const names = column.fields.map((f) => f.name)
-  return names.length === state.kafka.length && state.kafka.every((p) => names.includes(p))
 }

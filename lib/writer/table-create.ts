@@ -13,7 +13,7 @@ import { needsLiterals, parseJsonLiterals } from '../codec/index.js'
 import { declaredTableSchema, applyColumnHints, inferSchema, type Schema, maxFieldId } from '../schema/index.js'
 import type { TableOptions } from '../config.js'
 import { recordColumns } from './guard.js'
-import { kafkaField, type KafkaKeyType, type KafkaPart } from './kafka-column.js'
+import { KAFKA_COLUMN, kafkaField, type KafkaKeyType, type KafkaPart } from './kafka-column.js'
 import { stateOf, type Sample, type TableState } from './table-state.js'
 import type { TableId } from '../catalog/index.js'
 import type { WriterDeps } from './types.js'
@@ -62,9 +62,7 @@ export async function loadOrCreate(ctx: CreateContext, t: TableRef, samples: Sam
   }
   try {
     await ensureNamespace(ctx, t.id.namespace)
-    // formatVersion travels as Iceberg's reserved create-time property `format-version` (every catalog, REST included, reads it).
-    const properties = t.options.formatVersion === undefined ? t.options.properties : { ...t.options.properties, 'format-version': String(t.options.formatVersion) }
-    const created = await catalog.createTable(t.id, { schema, spec, properties })
+    const created = await catalog.createTable(t.id, { schema, spec, properties: createProperties(t.options) })
     const state = stateOf(t.name, t.id, t.options, t.kafka, created.metadata, created.metadataLocation)
     state.created = true
     return state
@@ -74,6 +72,29 @@ export async function loadOrCreate(ctx: CreateContext, t: TableRef, samples: Sam
   }
   const loaded = await catalog.loadTable(t.id)
   return stateOf(t.name, t.id, t.options, t.kafka, loaded.metadata, loaded.metadataLocation)
+}
+
+/** The properties a table is created with: formatVersion travels as Iceberg's reserved create-time property `format-version` (every catalog, REST included, reads it). */
+const createProperties = (options: TableOptions): Record<string, string> =>
+  options.formatVersion === undefined ? options.properties : { ...options.properties, 'format-version': String(options.formatVersion) }
+
+/**
+ * The schema and properties a missing table would be created with from `samples` alone (the
+ * scanner lane's probe, scan-tables.ts), or undefined where that is not how it would be created:
+ * autoCreate off, a partitionBy or column hints (types not inferred), a declared schema, records
+ * past FLOE_MAX_COLUMNS, one holding the `_kafka` key, or records inference refuses.
+ */
+export function proposeTable(ctx: CreateContext, t: TableRef, samples: Sample[]): { schema: Schema; properties: Record<string, string> } | undefined {
+  const { options } = t
+  if (samples.length === 0 || !options.autoCreate || options.partitionBy.length > 0 || Object.keys(options.columns ?? {}).length > 0) return undefined
+  if (samples.some((s) => s.schema !== undefined || (t.kafka.length > 0 && KAFKA_COLUMN in s.value))) return undefined
+  if (new Set(samples.flatMap((s) => [...recordColumns(s.value)])).size > ctx.deps.config.limits.maxColumns) return undefined
+  try {
+    return { schema: newTableSchema(ctx, t, samples), properties: createProperties(options) }
+  } catch (err) {
+    if (err instanceof SchemaError) return undefined
+    throw err
+  }
 }
 
 /** The format version the table will be created with (a route's formatVersion, else its `format-version` property, else 2). */

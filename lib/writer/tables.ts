@@ -25,7 +25,8 @@ import type { EncodedChunk } from './files.js'
 import { KAFKA_COLUMN, kafkaParts } from './kafka-column.js'
 import { normalizeTableId } from '../catalog/index.js'
 import { coercerInput, PathChecks } from './rows.js'
-import { loadExisting, loadOrCreate, type CreateContext, type TableRef } from './table-create.js'
+import { loadExisting, loadOrCreate, proposeTable, type CreateContext, type TableRef } from './table-create.js'
+import type { Schema } from '../schema/index.js'
 import { evolveTable } from './table-evolve.js'
 import { failed, reservedReason, type Sample, type TableState } from './table-state.js'
 import type { WriterDeps } from './types.js'
@@ -75,8 +76,17 @@ export class TableSet {
     return state
   }
 
-  /** Load, create or evolve `name` so every sample fits (or record why it cannot). */
+  /** The schema and properties a missing `name` would be created with from `samples` alone (scan-tables.ts), and whether it has a `_kafka` column. */
+  propose(name: string, samples: Sample[]): { schema: Schema; properties: Record<string, string>; kafka: boolean } | undefined {
+    const ref = this.#ref(name)
+    const proposed = proposeTable(this.#create, ref, samples)
+    return proposed && { ...proposed, kafka: ref.kafka.length > 0 }
+  }
+
+  /** Load, create or evolve `name` so every sample fits (or record why it cannot); a table prepared already, with no samples, is as it was. */
   async prepare(name: string, samples: Sample[]): Promise<TableState> {
+    const prepared = this.#states.get(name)
+    if (prepared !== undefined && samples.length === 0) return prepared
     const { options, id, kafka } = this.#ref(name)
     let state: TableState
     // A value field named like the metadata column would become a second `_kafka` field (or be

@@ -112,6 +112,7 @@ function emitFields(e: Emit, col: StructColumn, s: string, run: number[], L: str
     // A nested struct's null is StructColumn.null: every child null, the struct's row invalid.
     const nullOf = nested ? `${s}.children[${k}].null()` : `${name}.null()`
     L.push(`if (!${closed} && ${keyTest(key)}) {`, skipTo(`i + ${key.length}`), `if (b[i] !== 58) return -1`, skipTo('i + 1'))
+    if (col.firstKey) L.push(`if (${s}.firstKey[${k}] < 0) ${s}.firstKey[${k}] = ${s}.length`)
     L.push(`if (b[i] === 110) {`, required ? 'return -1' : `if (b[i + 1] !== 117 || b[i + 2] !== 108 || b[i + 3] !== 108) return -1; ${nullOf}; i += 4`, `} else {`)
     if (nested) emitStruct(e, child, L)
     else L.push(`if ((i = ${name}.value(b, i)) < 0) return -1`)

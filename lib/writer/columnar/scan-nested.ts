@@ -83,6 +83,8 @@ export class StructColumn implements ScanColumn {
   valid = new Bits()
   readonly keys: Uint8Array[]
   readonly required: boolean[]
+  /** A scanner of an inferred schema (scan-inferred.ts): the first row each field's key was in, -1 before. */
+  firstKey?: Int32Array
   constructor(
     readonly arrowType: arrow.Struct,
     type: StructType,

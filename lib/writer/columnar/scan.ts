@@ -17,6 +17,9 @@
  * Compiled only for schemas of boolean, int, long, float, double, date, timestamp, timestamptz,
  * string, structs of those and lists of primitives, without a v3 `write-default`, within the
  * record limits (depth, columns, field names); `compileScanner` gives undefined for any other schema.
+ * In its `inferred` mode (a schema inferred from a few records, for a table about to be created)
+ * it also refuses values inference would type otherwise, and notes where each key first came
+ * (scan-inferred.ts).
  */
 import * as arrow from 'apache-arrow'
 import type { RecordLimits } from '../../config.js'
@@ -30,6 +33,7 @@ import { compileStructScan } from './scan-code.js'
 import { BooleanColumn, StringColumn, type ScanColumn } from './scan-leaves.js'
 import { KAFKA_SCANNED, KafkaColumn, ListColumn, StructColumn, type KafkaMeta } from './scan-nested.js'
 import { LongColumn, NumberColumn, numberKind } from './scan-numbers.js'
+import { InferredStringColumn, InferredTimestampColumn, keysInOrder } from './scan-inferred.js'
 
 export interface Scanner {
   /** Rows scanned since the last build. */
@@ -45,6 +49,11 @@ export interface Scanner {
   reserve(rows: number): void
   /** The rows as Arrow data with their statistics; the scanner is then empty. */
   build(): ArrowBuild
+  /**
+   * An `inferred` scanner: whether every struct's fields first appeared in the rows in schema
+   * order, as inference over these rows would order them (scan-inferred.ts `keysInOrder`).
+   */
+  keysInOrder(): boolean
 }
 
 /** Leaf statistics in schema order, as compileArrowBuilder registers them; the top-level metadata column's name, if any. */
@@ -54,6 +63,8 @@ interface Compiling {
   kafka?: string
   /** The metadata column, once compiled. */
   kafkaColumn?: KafkaColumn
+  /** ScanOptions.inferred. */
+  inferred?: boolean
 }
 
 function compileColumn(type: IcebergType, id: number, name: string, repeated: boolean, arrowType: arrow.DataType, c: Compiling): ScanColumn | undefined {
@@ -62,14 +73,21 @@ function compileColumn(type: IcebergType, id: number, name: string, repeated: bo
   if (typeof type !== 'string') return undefined
   const kind = numberKind(type)
   if (kind === undefined && type !== 'long' && type !== 'boolean' && type !== 'string') return undefined
+  // A schema inferred from one record has only the types inference gives (scan-inferred.ts).
+  if (c.inferred && !INFERRED.has(type)) return undefined
   const stats: LeafStats = { id, type, valueCount: 0, nullCount: 0 }
   if (type === 'float' || type === 'double') stats.nanCount = 0
   c.stats.push(stats)
   const bounds = !repeated && c.bounds(id, name)
+  if (c.inferred && type === 'timestamptz') return new InferredTimestampColumn(kind!, arrowType, stats, bounds)
   if (kind !== undefined) return new NumberColumn(kind, arrowType, stats, bounds)
   if (type === 'long') return new LongColumn(arrowType, stats, bounds)
-  return type === 'boolean' ? new BooleanColumn(arrowType, stats, bounds) : new StringColumn(arrowType, stats, bounds)
+  if (type === 'boolean') return new BooleanColumn(arrowType, stats, bounds)
+  return c.inferred ? new InferredStringColumn(arrowType, stats, bounds) : new StringColumn(arrowType, stats, bounds)
 }
+
+/** The primitive types lib/schema's inference gives a JSON value. */
+const INFERRED = new Set(['boolean', 'long', 'double', 'timestamptz', 'string'])
 
 function compileList(type: ListType, name: string, arrowType: arrow.List, c: Compiling): ScanColumn | undefined {
   const element = compileColumn(type.element, type['element-id'], `${name}.element`, true, arrowType.children[0]!.type, c)
@@ -89,7 +107,9 @@ function compileStruct(type: StructType, prefix: string, arrowType: arrow.Struct
     if (child === undefined) return undefined
     children.push(child)
   }
-  return new StructColumn(arrowType, type, children)
+  const struct = new StructColumn(arrowType, type, children)
+  if (c.inferred) struct.firstKey = new Int32Array(children.length).fill(-1)
+  return struct
 }
 
 /** The `_kafka` column of the parts the scanner fills (KAFKA_SCANNED, of their types), else undefined. */
@@ -114,7 +134,7 @@ function withinLimits(schema: StructType, limits: RecordLimits): boolean {
 /** A scanner for `schema` (the records' value: no `_kafka` column), or undefined when the schema has a type or size it does not read. */
 export function compileScanner(schema: StructType, limits: RecordLimits, opts: ScanOptions = {}): Scanner | undefined {
   if (!withinLimits(schema, limits)) return undefined
-  const c: Compiling = { stats: [], bounds: opts.bounds ?? (() => true), kafka: opts.kafka }
+  const c: Compiling = { stats: [], bounds: opts.bounds ?? (() => true), kafka: opts.kafka, inferred: opts.inferred }
   const rootType = new arrow.Struct(schema.fields.map(toArrowField))
   const root = compileStruct(schema, '', rootType, c)
   if (root === undefined) return undefined
@@ -138,6 +158,7 @@ export function compileScanner(schema: StructType, limits: RecordLimits, opts: S
     reserve(rows) {
       root.reserve(root.length + rows)
     },
+    keysInOrder: () => keysInOrder(root),
     build() {
       for (const s of c.stats) {
         s.valueCount = 0
@@ -160,6 +181,8 @@ export function compileScanner(schema: StructType, limits: RecordLimits, opts: S
 export interface ScanOptions extends ArrowBuildOptions {
   /** The top-level column filled from each record's Kafka metadata (`_kafka`), not from its value. */
   kafka?: string
+  /** The schema was inferred from one record: read only values inference types as the schema does (scan-inferred.ts). */
+  inferred?: boolean
 }
 
 /**
@@ -167,6 +190,6 @@ export interface ScanOptions extends ArrowBuildOptions {
  * dictionary choice encodeParquet's builder uses. `kafka`: the metadata column's name when the
  * table's records carry one.
  */
-export function compileTableScanner(tableSchema: StructType, properties: Record<string, string>, limits: RecordLimits, kafka?: string): Scanner | undefined {
-  return compileScanner(tableSchema, limits, { bounds: tracksBounds(metricsModes(tableSchema, properties)), dictionary: fewDistinct, kafka })
+export function compileTableScanner(tableSchema: StructType, properties: Record<string, string>, limits: RecordLimits, kafka?: string, inferred?: boolean): Scanner | undefined {
+  return compileScanner(tableSchema, limits, { bounds: tracksBounds(metricsModes(tableSchema, properties)), dictionary: fewDistinct, kafka, inferred })
 }

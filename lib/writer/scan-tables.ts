@@ -1,0 +1,134 @@
+/**
+ * The tables the scanner lane (scan-lane.ts) writes. An existing one it can read (`existingLane`):
+ * unpartitioned, its `_kafka` column of parts the scanner fills. And one the batch is about to
+ * create, through a probe (`probeLane`). The present
+ * path creates a missing table from every record of the batch (table-create.ts: inference over
+ * their values); the lane cannot infer, but it can check. Its first record past the checkpoint is
+ * decoded the present way and the table's schema is inferred from it alone; a scanner compiled
+ * from that schema in its `inferred` mode (columnar/scan-inferred.ts) reads only records whose
+ * every value inference would type as that schema does, and refuses any key it lacks. So when it
+ * reads EVERY record of the table in the batch, inference over all of them gives the same schema
+ * (same fields in the same order, same ids), and the table is created from that one record. One
+ * record it does not read — or records of another topic for the same table — and all of them take
+ * the present path (scan-lane.ts releases the lane before the tables are prepared).
+ *
+ * After creation the table must be exactly the probed one (schema and metrics properties): a table
+ * another writer created first is not, and then the batch's records take the present path too.
+ */
+import { isDeepStrictEqual } from 'node:util'
+import type { Schema } from '../schema/index.js'
+import { compileTableScanner, type Scanner } from './columnar/index.js'
+import { KAFKA_COLUMN } from './kafka-column.js'
+import type { Sample, TableSet, TableState } from './tables.js'
+import { jsonTopics, type Item } from './decode.js'
+import type { RawPartition } from '../kafka/index.js'
+import type { ReplayOptions, WriterDeps } from './types.js'
+
+/** A table's share of the lane. */
+export interface Lane {
+  scanner: Scanner
+  /** The schema the rows were scanned under. */
+  schemaId: number
+  bytes: number
+  /** Its memory share was spent: the table's further records take the present path. */
+  full: boolean
+  /** Given back to the present path: its runs are expanded, its columns dropped. */
+  released: boolean
+  /** A table the batch creates (read all or nothing). */
+  probe?: Probe
+}
+
+const newLane = (scanner: Scanner, schemaId: number, probe?: Probe): Lane => ({ scanner, schemaId, bytes: 0, full: false, released: false, ...(probe ? { probe } : {}) })
+
+/** The lane of an existing table, or null when the lane does not write it. */
+export function existingLane(deps: WriterDeps, state: TableState): Lane | null {
+  if (!scannable(state)) return null
+  const scanner = compileTableScanner(state.schema, state.metadata.properties, deps.config.limits, state.kafka.length ? KAFKA_COLUMN : undefined)
+  return scanner === undefined ? null : newLane(scanner, state.schema['schema-id'])
+}
+
+/**
+ * A table the lane writes: unpartitioned (no partition value per row to compute), and a `_kafka`
+ * column, if the table's options ask for one, of exactly those parts (topic, partition, offset,
+ * timestamp: the scanner fills no key or headers; a part the column lacks is an evolution).
+ */
+function scannable(state: TableState): boolean {
+  if (state.failure !== undefined || state.spec.fields.length > 0) return false
+  if (state.kafka.length === 0) return true
+  const column = state.schema.fields.find((f) => f.name === KAFKA_COLUMN)?.type
+  if (column === undefined || typeof column !== 'object' || column.type !== 'struct') return false
+  const names = column.fields.map((f) => f.name)
+  return names.length === state.kafka.length && state.kafka.every((p) => names.includes(p))
+}
+
+/** What a probed lane was compiled from: the records, and the table it would create. */
+export interface Probe {
+  samples: Sample[]
+  schema: Schema
+  properties: Record<string, string>
+}
+
+/**
+ * Records a missing table's schema is inferred from: the first ones past the checkpoint of each of
+ * its partitions, at most PROBE_TOTAL in all. More than one, and from every partition, so a field
+ * null in the first records (absent from their schema, which then refuses every record that has
+ * it) does not send the batch to the present path; few, as each is decoded twice.
+ */
+export const PROBE_RECORDS = 8
+export const PROBE_TOTAL = 256
+
+/** The lane of a missing `table` from its first records' present decoding (`firsts`, in batch order), or undefined when the lane cannot create it this way. */
+export function probeLane(deps: WriterDeps, tables: TableSet, table: string, firsts: Item[]): Lane | undefined {
+  if (firsts.some((f) => f.dead !== undefined || f.dropped || f.run !== undefined || f.value === undefined)) return undefined
+  const samples = firsts as Sample[]
+  const proposed = tables.propose(table, samples)
+  if (proposed === undefined) return undefined
+  const { schema, properties, kafka } = proposed
+  const scanner = compileTableScanner(schema, properties, deps.config.limits, kafka ? KAFKA_COLUMN : undefined, true)
+  return scanner && newLane(scanner, schema['schema-id'], { samples, schema, properties })
+}
+
+/** Whether other records of the batch (not read by the lane) go to `table`: they would shape it too. */
+export const otherRecordsFor = (items: readonly Item[], table: string): boolean =>
+  items.some((item) => item.run === undefined && item.dead === undefined && item.tables.includes(table))
+
+/**
+ * Prepare `table` from the probe's records: true when it is then the table the lane read its
+ * records for. The records' keys must have come in the schema's order (Scanner.keysInOrder), or
+ * inference over all of them would order the fields otherwise: the present path then creates it.
+ */
+export async function createProbed(tables: TableSet, table: string, lane: Lane): Promise<boolean> {
+  const probe = lane.probe!
+  if (!lane.scanner.keysInOrder()) return false
+  const state = await tables.prepare(table, probe.samples)
+  return sameTable(state, probe)
+}
+
+const METRICS = 'write.metadata.metrics.'
+
+/** The probed schema, and the metrics properties the scanner's statistics followed. */
+function sameTable(state: TableState, probe: Probe): boolean {
+  if (state.failure !== undefined || !isDeepStrictEqual(state.schema, probe.schema)) return false
+  const metrics = (props: Record<string, string>) => Object.entries(props).filter(([k]) => k.startsWith(METRICS)).sort()
+  return isDeepStrictEqual(metrics(state.metadata.properties), metrics(probe.properties))
+}
+
+/** The topics whose plain partitions the lane reads (lib/kafka readKafkaEvent's `rawTopic`), or undefined when it reads none. */
+export function laneTopics(deps: WriterDeps, replay: ReplayOptions | undefined): ((topic: string) => boolean) | undefined {
+  // A replay restricts records to the tables they failed for.
+  if (replay !== undefined || !deps.config.writerScan) return undefined
+  const json = jsonTopics(deps)
+  return (topic) => {
+    // A field route needs each value before the table is known: its topics take the present path.
+    if (!json(topic) || deps.router.needsValueFor(topic)) return false
+    const routed = deps.router.route(topic, undefined)
+    return routed.kind === 'tables' && routed.tables.length === 1
+  }
+}
+
+/** The index of a raw partition's first record at or past `checkpoint` (its offsets are safe integers, increasing). */
+export function firstPast(raw: RawPartition, checkpoint: bigint | undefined): number {
+  let i = 0
+  if (checkpoint !== undefined) while (i < raw.list.length && BigInt(raw.list[i]!.offset as number) < checkpoint) i++
+  return i
+}
