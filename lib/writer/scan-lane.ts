@@ -70,7 +70,7 @@ export class ScanLane implements RawReader {
 
   /**
    * Load each raw part's table, a few at a time, and compile its scanner; a missing one is probed
-   * from its first record (`read`, scan-tables.ts). One that fails to load is `prepare`'s to judge.
+   * once the checkpoints are known (`probe`, scan-tables.ts). One that fails to load is `prepare`'s to judge.
    */
   async load(tables: TableSet, parts: readonly EventPart[]): Promise<void> {
     this.#tables = tables
@@ -86,14 +86,17 @@ export class ScanLane implements RawReader {
   /** Before any partition is read: each missing table probed from its first records past the checkpoints (scan-tables.ts). */
   probe(parts: readonly EventPart[], checkpoints: ReadonlyMap<string, bigint | undefined>): void {
     for (const table of this.#missing) {
-      const firsts: Item[] = []
-      for (const part of parts) {
-        if (part.raw === undefined || this.#routes.get(part.topic)![0] !== table) continue
-        const from = firstPast(part.raw, checkpoints.get(part.key))
-        const to = Math.min(part.raw.list.length, from + PROBE_RECORDS, from + PROBE_TOTAL - firsts.length)
-        for (let k = from; k < to; k++) firsts.push(this.#decode(parseRawRecord(part.raw, k), part.key))
+      const firsts = (): Item[] => {
+        const out: Item[] = []
+        for (const part of parts) {
+          if (part.raw === undefined || this.#routes.get(part.topic)![0] !== table) continue
+          const from = firstPast(part.raw, checkpoints.get(part.key))
+          const to = Math.min(part.raw.list.length, from + PROBE_RECORDS, from + PROBE_TOTAL - out.length)
+          for (let k = from; k < to; k++) out.push(this.#decode(parseRawRecord(part.raw, k), part.key))
+        }
+        return out
       }
-      this.#lanes.set(table, (firsts.length > 0 && probeLane(this.#deps, this.#tables!, table, firsts)) || null)
+      this.#lanes.set(table, probeLane(this.#deps, this.#tables!, table, firsts) ?? null)
     }
     this.#missing.clear()
   }
@@ -164,15 +167,15 @@ export class ScanLane implements RawReader {
   }
 
   /**
-   * Before the tables are prepared: each table the lane probed is created from its probe record,
-   * unless records of other partitions go to it or it is then not the probed table (another
-   * writer's): then all of its records take the present path. `items` with released runs expanded.
+   * Before the tables are prepared: each table the lane probed is created from its first records
+   * (a few at a time), unless records the lane did not read go to it or it is then not the probed
+   * table: then all of its records take the present path. `items` with released runs expanded.
    */
   async create(items: Item[]): Promise<Item[]> {
-    for (const [table, lane] of this.#lanes) {
-      if (lane?.probe === undefined || lane.released) continue
+    const probed = [...this.#lanes].filter(([, lane]) => lane?.probe !== undefined && !lane.released) as [string, Lane][]
+    await mapBounded(probed, PRELOADS, async ([table, lane]) => {
       if (otherRecordsFor(items, table) || !(await createProbed(this.#tables!, table, lane))) this.#release(lane)
-    }
+    })
     return this.expand(items)
   }
 

@@ -1,22 +1,26 @@
 /**
  * The tables the scanner lane (scan-lane.ts) writes. An existing one it can read (`existingLane`):
- * unpartitioned, its `_kafka` column of parts the scanner fills. And one the batch is about to
- * create, through a probe (`probeLane`). The present
- * path creates a missing table from every record of the batch (table-create.ts: inference over
- * their values); the lane cannot infer, but it can check. Its first record past the checkpoint is
- * decoded the present way and the table's schema is inferred from it alone; a scanner compiled
- * from that schema in its `inferred` mode (columnar/scan-inferred.ts) reads only records whose
- * every value inference would type as that schema does, and refuses any key it lacks. So when it
- * reads EVERY record of the table in the batch, inference over all of them gives the same schema
- * (same fields in the same order, same ids), and the table is created from that one record. One
- * record it does not read — or records of another topic for the same table — and all of them take
- * the present path (scan-lane.ts releases the lane before the tables are prepared).
+ * unpartitioned, its `_kafka` column of parts the scanner fills, no two field names alike but for
+ * case where the table matches keys ignoring case. And one the batch creates, through a probe
+ * (`probeLane`). The present path creates a missing table from every record of the batch
+ * (table-create.ts: inference over their values); the lane cannot infer, but it can check. The
+ * first PROBE_RECORDS records past the checkpoint of each of the table's partitions are decoded
+ * the present way and the schema is inferred from them alone; a scanner compiled from it in its
+ * `inferred` mode (columnar/scan-inferred.ts) reads only records whose every value inference
+ * would type as that schema does, and refuses any key it lacks. So when it reads EVERY record of
+ * the table in the batch, no other record goes to the table, and the keys first came in schema
+ * order (Scanner.keysInOrder), inference over all of them gives the same schema — same fields, in
+ * the same order, with the same ids — and the table is created from those first records. One
+ * record it does not read, and all of them take the present path (scan-lane.ts releases the lane
+ * before the tables are prepared). Names that are array indexes (`"0"`, `"404"`) are not probed:
+ * a JS object lists them first, so inference does not order them as the record's text does.
  *
- * After creation the table must be exactly the probed one (schema and metrics properties): a table
- * another writer created first is not, and then the batch's records take the present path too.
+ * The table created must then be exactly the probed one (schema and metrics properties); one that
+ * another writer created first is not evolved from the first records: its records take the
+ * present path, which evolves it from all of them.
  */
 import { isDeepStrictEqual } from 'node:util'
-import type { Schema } from '../schema/index.js'
+import { isStruct, type Schema, type StructType } from '../schema/index.js'
 import { compileTableScanner, type Scanner } from './columnar/index.js'
 import { KAFKA_COLUMN } from './kafka-column.js'
 import type { Sample, TableSet, TableState } from './tables.js'
@@ -54,6 +58,8 @@ export function existingLane(deps: WriterDeps, state: TableState): Lane | null {
  */
 function scannable(state: TableState): boolean {
   if (state.failure !== undefined || state.spec.fields.length > 0) return false
+  // Matching keys ignoring case, the present path reads field `a` from key `A` when it has no `a`: the scanner reads keys exactly.
+  if (state.options.caseInsensitive && namesAlikeButCase(state.schema)) return false
   if (state.kafka.length === 0) return true
   const column = state.schema.fields.find((f) => f.name === KAFKA_COLUMN)?.type
   if (column === undefined || typeof column !== 'object' || column.type !== 'struct') return false
@@ -77,31 +83,49 @@ export interface Probe {
 export const PROBE_RECORDS = 8
 export const PROBE_TOTAL = 256
 
-/** The lane of a missing `table` from its first records' present decoding (`firsts`, in batch order), or undefined when the lane cannot create it this way. */
-export function probeLane(deps: WriterDeps, tables: TableSet, table: string, firsts: Item[]): Lane | undefined {
-  if (firsts.some((f) => f.dead !== undefined || f.dropped || f.run !== undefined || f.value === undefined)) return undefined
-  const samples = firsts as Sample[]
-  const proposed = tables.propose(table, samples)
-  if (proposed === undefined) return undefined
-  const { schema, properties, kafka } = proposed
-  const scanner = compileTableScanner(schema, properties, deps.config.limits, kafka ? KAFKA_COLUMN : undefined, true)
-  return scanner && newLane(scanner, schema['schema-id'], { samples, schema, properties })
+/**
+ * The lane of a missing `table` from its first records' present decoding (`firsts`, in batch
+ * order), or undefined when the lane cannot create it this way. Anything that goes wrong here is
+ * the present path's to meet again and judge.
+ */
+export function probeLane(deps: WriterDeps, tables: TableSet, table: string, firsts: () => Item[]): Lane | undefined {
+  try {
+    const samples = firsts()
+    if (samples.length === 0 || samples.some((f) => f.dead !== undefined || f.dropped || f.run !== undefined || f.value === undefined)) return undefined
+    const proposed = tables.propose(table, samples as Sample[])
+    if (proposed === undefined) return undefined
+    const { schema, properties, kafka, caseInsensitive } = proposed
+    if (hasIndexName(schema) || (caseInsensitive && namesAlikeButCase(schema))) return undefined
+    const scanner = compileTableScanner(schema, properties, deps.config.limits, kafka ? KAFKA_COLUMN : undefined, true)
+    return scanner && newLane(scanner, schema['schema-id'], { samples: samples as Sample[], schema, properties })
+  } catch {
+    return undefined
+  }
 }
+
+/** Field names of a struct, at every level (list elements the scanner reads are primitives). */
+const structs = (t: StructType): StructType[] => [t, ...t.fields.flatMap((f) => (isStruct(f.type) ? structs(f.type) : []))]
+
+/** A field named like an array index, which JS lists before every other key of an object. */
+const hasIndexName = (schema: StructType): boolean => structs(schema).some((t) => t.fields.some((f) => /^(0|[1-9]\d*)$/.test(f.name)))
+
+/** Two fields of one struct whose names differ only by case. */
+const namesAlikeButCase = (schema: StructType): boolean => structs(schema).some((t) => new Set(t.fields.map((f) => f.name.toLowerCase())).size < t.fields.length)
 
 /** Whether other records of the batch (not read by the lane) go to `table`: they would shape it too. */
 export const otherRecordsFor = (items: readonly Item[], table: string): boolean =>
   items.some((item) => item.run === undefined && item.dead === undefined && item.tables.includes(table))
 
 /**
- * Prepare `table` from the probe's records: true when it is then the table the lane read its
+ * Create `table` from the probe's records: true when it is then the table the lane read its
  * records for. The records' keys must have come in the schema's order (Scanner.keysInOrder), or
  * inference over all of them would order the fields otherwise: the present path then creates it.
  */
 export async function createProbed(tables: TableSet, table: string, lane: Lane): Promise<boolean> {
   const probe = lane.probe!
   if (!lane.scanner.keysInOrder()) return false
-  const state = await tables.prepare(table, probe.samples)
-  return sameTable(state, probe)
+  const state = await tables.createFrom(table, probe.samples)
+  return state !== undefined && sameTable(state, probe)
 }
 
 const METRICS = 'write.metadata.metrics.'

@@ -76,11 +76,30 @@ export class TableSet {
     return state
   }
 
-  /** The schema and properties a missing `name` would be created with from `samples` alone (scan-tables.ts), and whether it has a `_kafka` column. */
-  propose(name: string, samples: Sample[]): { schema: Schema; properties: Record<string, string>; kafka: boolean } | undefined {
+  /** The schema and properties a missing `name` would be created with from `samples` alone (scan-tables.ts), whether it has a `_kafka` column and matches keys ignoring case. */
+  propose(name: string, samples: Sample[]): { schema: Schema; properties: Record<string, string>; kafka: boolean; caseInsensitive: boolean } | undefined {
     const ref = this.#ref(name)
     const proposed = proposeTable(this.#create, ref, samples)
-    return proposed && { ...proposed, kafka: ref.kafka.length > 0 }
+    return proposed && { ...proposed, kafka: ref.kafka.length > 0, caseInsensitive: ref.options.caseInsensitive === true }
+  }
+
+  /**
+   * Create `name` from `samples` alone (the scanner lane's probe, scan-tables.ts): its state when
+   * this call created it — `prepare` then has it — else undefined. A table another writer created
+   * first is loaded, not evolved: `prepare` evolves it from every record.
+   */
+  async createFrom(name: string, samples: Sample[]): Promise<TableState | undefined> {
+    let state: TableState
+    try {
+      state = await loadOrCreate(this.#create, this.#ref(name), samples, null)
+    } catch (err) {
+      if (err instanceof SchemaError || err instanceof NoSuchTableError) return undefined
+      throw err
+    }
+    this.#preloaded.set(name, state)
+    if (state.created !== true) return undefined
+    this.#states.set(name, state)
+    return state
   }
 
   /** Load, create or evolve `name` so every sample fits (or record why it cannot); a table prepared already, with no samples, is as it was. */

@@ -5,7 +5,11 @@
  * Generated batches (seeded) mix what inference types differently from a column the scanner reads:
  * integer and fractional literals, `1.0`, exponents, text that is a zoned date-time or nearly one,
  * epoch numbers, nested structs with other keys or key orders, lists of mixed kinds, fields null in
- * the first records of a partition and fields that come late. DynamoDB Local and s3rver.
+ * the first records of a partition and fields that come late; and scenarios where the first
+ * records say otherwise than the batch (a later majority, keys first seen in another order, keys
+ * that are array indexes, names alike but for case in a case-insensitive table, another topic's
+ * records) or where the lane must create the table (`_kafka`, identifier columns, format v3,
+ * metrics modes). DynamoDB Local and s3rver.
  */
 import { describe, expect, it } from 'vitest'
 import { expectSame, laneRun } from './lane-compare.js'
@@ -101,12 +105,42 @@ const SCENARIOS: Record<string, { records: EventRecord[]; lane: boolean }> = {
   },
   // A field first seen past the first records: not in the first records' schema.
   lateField: { records: Array.from({ length: 30 }, (_, i) => at('lateField', 0, i, i === 20 ? { id: i, extra: 'x' } : { id: i })), lane: false },
+  // Keys that are array indexes: a JS object lists them first (`"1"` before `b`), so inference does not take the text's order.
+  indexKeys: {
+    records: [
+      ...Array.from({ length: 9 }, (_, i) => at('indexKeys', 0, i, i < 8 ? '{"x":0}' : '{"x":0,"b":1,"1":2}')),
+      at('indexKeys', 1, 0, '{"x":0,"b":1}'),
+      at('indexKeys', 1, 1, '{"x":0,"b":1,"1":2}'),
+    ],
+    lane: false,
+  },
+  // Matching keys ignoring case with fields `a` and `A`: the present path reads `a` from `A` where a record has no `a`.
+  caseAlike: { records: [at('caseAlike', 0, 0, '{"id":1,"a":1,"A":2}'), at('caseAlike', 0, 1, '{"id":2,"A":3}')], lane: false },
+  // The same table once it exists: not the lane's either.
+  caseAlikeAgain: { records: [at('caseAlike', 0, 2, '{"id":3,"A":4}'), at('caseAlike', 0, 3, '{"id":4,"a":5,"A":6}')], lane: false },
+  // Matching keys ignoring case, no two names alike: a key in another case is refused by the scanner, the rest read.
+  caseOther: { records: Array.from({ length: 12 }, (_, i) => at('caseOther', 0, i, i === 10 ? { ID: i, name: 'x' } : { id: i, name: `n${i}` })), lane: false },
+  caseSame: { records: Array.from({ length: 12 }, (_, i) => at('caseSame', 0, i, { id: i, name: `n${i}` })), lane: true },
+  // Table options the lane creates tables with: `_kafka` (with its int partition), identifier columns, format v3, metrics modes.
+  withKafka: { records: Array.from({ length: 12 }, (_, i) => at('withKafka', i % 2, i, { id: i, ts: zulu(i) })), lane: true },
+  withIds: { records: Array.from({ length: 12 }, (_, i) => at('withIds', 0, i, { id: i, v: i / 2 })), lane: true },
+  v3: { records: Array.from({ length: 12 }, (_, i) => at('v3', 0, i, { id: i, ts: zulu(i), d: i + 0.5 })), lane: true },
+  metricsModes: { records: Array.from({ length: 12 }, (_, i) => at('metricsModes', 0, i, { id: i, s: `s${i}`, long: 'x'.repeat(40 + i) })), lane: true },
   // Records of another topic for the same table, not read by the lane (offsets past 2^53 are parsed): they shape it too.
   otherTopic: { records: [...Array.from({ length: 10 }, (_, i) => at('otherTopic', 0, i, { id: i })), ...Array.from({ length: 3 }, (_, i) => at('otherTopicBig', 0, 2n ** 60n + BigInt(i), { id: i, more: 'y' }))], lane: false },
 }
 const scenarioRoutes = JSON.stringify({
   defaultNamespace: 'sc',
   routes: [...Object.keys(SCENARIOS).map((t) => ({ topic: t, table: t })), { topic: 'otherTopicBig', table: 'otherTopic' }],
+  tables: {
+    caseAlike: { caseInsensitive: true },
+    caseOther: { caseInsensitive: true },
+    caseSame: { caseInsensitive: true },
+    withKafka: { kafkaMetadata: ['topic', 'partition', 'offset', 'timestamp'] },
+    withIds: { idColumns: ['id'] },
+    v3: { formatVersion: 3 },
+    metricsModes: { properties: { 'write.metadata.metrics.default': 'counts', 'write.metadata.metrics.column.s': 'full', 'write.metadata.metrics.column.long': 'truncate(8)' } },
+  },
 })
 /** Hostile share per case: clean batches (the lane should create their tables) to mostly hostile ones. */
 const rate = (k: number): number => [0, 0, 0.03, 0.1, 0.3, 0.6][k % 6]!

@@ -1,14 +1,16 @@
 /**
- * Columns of a scanner whose schema was inferred from ONE record (the writer's scanner lane, for
- * a table it is about to create: lib/writer/scan-probe.ts). Such a scanner may read a batch only
- * if inference over every record of the batch would give that same schema, so beyond what a
+ * Columns of a scanner whose schema was inferred from a batch's first records (the writer's
+ * scanner lane, for a table the batch creates: lib/writer/scan-tables.ts). Such a scanner may keep
+ * a batch only if inference over every record of it would give that same schema, so beyond what a
  * column reads exactly it refuses any value lib/schema's inference types differently from the
  * column (infer.ts `primKind`): a string column refuses text that is a zoned date-time (inferred
  * timestamptz), a timestamptz column reads only such text — no epoch numbers, no text without a
  * zone or a time. Numbers, booleans, structs and lists need nothing more: a long column reads
  * integer literals only (inferred long), a double column numbers (inferred double once any is
- * fractional, as the schema's first record was), a boolean column `true` and `false`, and a
- * struct no key its schema lacks.
+ * fractional, as one of the first records' was), a boolean column `true` and `false`, and a
+ * struct no key its schema lacks. Each struct notes the first row each of its keys came in
+ * (`firstKey`), for `keysInOrder`; a rolled-back record's rows stay noted, so a refused record
+ * must end the lane's use of the scanner (scan-lane.ts releases a probed table at its first).
  */
 import { fastIsoMicros, isZonedTimestampText } from '../../schema/index.js'
 import { asciiEnd, QUOTE } from './scan-bytes.js'

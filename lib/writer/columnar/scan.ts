@@ -17,7 +17,7 @@
  * Compiled only for schemas of boolean, int, long, float, double, date, timestamp, timestamptz,
  * string, structs of those and lists of primitives, without a v3 `write-default`, within the
  * record limits (depth, columns, field names); `compileScanner` gives undefined for any other schema.
- * In its `inferred` mode (a schema inferred from a few records, for a table about to be created)
+ * In its `inferred` mode (a schema inferred from a batch's first records, for a table it creates)
  * it also refuses values inference would type otherwise, and notes where each key first came
  * (scan-inferred.ts).
  */
@@ -73,7 +73,7 @@ function compileColumn(type: IcebergType, id: number, name: string, repeated: bo
   if (typeof type !== 'string') return undefined
   const kind = numberKind(type)
   if (kind === undefined && type !== 'long' && type !== 'boolean' && type !== 'string') return undefined
-  // A schema inferred from one record has only the types inference gives (scan-inferred.ts).
+  // A schema inferred from records has only the types inference gives (scan-inferred.ts).
   if (c.inferred && !INFERRED.has(type)) return undefined
   const stats: LeafStats = { id, type, valueCount: 0, nullCount: 0 }
   if (type === 'float' || type === 'double') stats.nanCount = 0
@@ -115,7 +115,8 @@ function compileStruct(type: StructType, prefix: string, arrowType: arrow.Struct
 /** The `_kafka` column of the parts the scanner fills (KAFKA_SCANNED, of their types), else undefined. */
 function compileKafka(type: IcebergType, arrowType: arrow.Struct, c: Compiling): KafkaColumn | undefined {
   if (!isStruct(type) || !type.fields.every((f) => KAFKA_SCANNED[f.name] === f.type)) return undefined
-  const inner = compileStruct(type, `${c.kafka}.`, arrowType, c)
+  // Filled from the record's metadata, not inferred from its value: no `inferred` rules (its partition is an int).
+  const inner = compileStruct(type, `${c.kafka}.`, arrowType, { ...c, inferred: false })
   return inner && (c.kafkaColumn = new KafkaColumn(inner, type.fields.map((f) => f.name)))
 }
 
@@ -181,7 +182,7 @@ export function compileScanner(schema: StructType, limits: RecordLimits, opts: S
 export interface ScanOptions extends ArrowBuildOptions {
   /** The top-level column filled from each record's Kafka metadata (`_kafka`), not from its value. */
   kafka?: string
-  /** The schema was inferred from one record: read only values inference types as the schema does (scan-inferred.ts). */
+  /** The schema was inferred from a batch's first records: read only values inference types as the schema does (scan-inferred.ts). */
   inferred?: boolean
 }
 
