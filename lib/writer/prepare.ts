@@ -39,7 +39,7 @@ export async function checkBackpressure(deps: WriterDeps, tables: Set<string>, h
 /**
  * Load, create or evolve every routed table once, from all of its records in the batch. A run of
  * records the scanner lane read (scan-lane.ts) shapes nothing (they fit the table as it is; a
- * table the lane probed is created first, from its probe record), and a table that evolves or
+ * table the lane probed is created first, from its first records), and a table that evolves or
  * fails gives its scanned records back to the present path (`settle`). Returns `items` with the
  * runs given back expanded into their records.
  */

@@ -45,7 +45,7 @@ export class ScanLane implements RawReader {
   readonly #meta: KafkaMeta = { topic: '', partition: 0, offset: 0, timestamp: 0 }
   #bytes = 0
   #tables?: TableSet
-  /** Tables not in the catalog when loaded, until their first record is read (a probe). */
+  /** Tables not in the catalog when loaded, until `probe` (the checkpoints known) probes them. */
   readonly #missing = new Set<string>()
 
   constructor(deps: WriterDeps) {
@@ -70,7 +70,7 @@ export class ScanLane implements RawReader {
 
   /**
    * Load each raw part's table, a few at a time, and compile its scanner; a missing one is probed
-   * once the checkpoints are known (`probe`, scan-tables.ts). One that fails to load is `prepare`'s to judge.
+   * once the checkpoints are known (`probe`; scan-tables.ts `probeLane`). One that fails to load is `prepare`'s to judge.
    */
   async load(tables: TableSet, parts: readonly EventPart[]): Promise<void> {
     this.#tables = tables

@@ -103,7 +103,7 @@ export function probeLane(deps: WriterDeps, tables: TableSet, table: string, fir
   }
 }
 
-/** Field names of a struct, at every level (list elements the scanner reads are primitives). */
+/** A struct and every struct within it (list elements the scanner reads are primitives). */
 const structs = (t: StructType): StructType[] => [t, ...t.fields.flatMap((f) => (isStruct(f.type) ? structs(f.type) : []))]
 
 /** A field named like an array index, which JS lists before every other key of an object. */

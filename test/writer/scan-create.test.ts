@@ -126,6 +126,11 @@ const SCENARIOS: Record<string, { records: EventRecord[]; lane: boolean }> = {
   withIds: { records: Array.from({ length: 12 }, (_, i) => at('withIds', 0, i, { id: i, v: i / 2 })), lane: true },
   v3: { records: Array.from({ length: 12 }, (_, i) => at('v3', 0, i, { id: i, ts: zulu(i), d: i + 0.5 })), lane: true },
   metricsModes: { records: Array.from({ length: 12 }, (_, i) => at('metricsModes', 0, i, { id: i, s: `s${i}`, long: 'x'.repeat(40 + i) })), lane: true },
+  // Fields named like what every object inherits: a record without the key has null there, on both paths.
+  inheritedNames: {
+    records: Array.from({ length: 12 }, (_, i) => at('inheritedNames', 0, i, i % 3 ? `{"id":${i},"constructor":"c${i}","toString":${i},"__proto__":{"x":${i}}}` : `{"id":${i}}`)),
+    lane: true,
+  },
   // Records of another topic for the same table, not read by the lane (offsets past 2^53 are parsed): they shape it too.
   otherTopic: { records: [...Array.from({ length: 10 }, (_, i) => at('otherTopic', 0, i, { id: i })), ...Array.from({ length: 3 }, (_, i) => at('otherTopicBig', 0, 2n ** 60n + BigInt(i), { id: i, more: 'y' }))], lane: false },
 }

@@ -21,8 +21,8 @@ import { compileList, compileMap, describe, isInformative, isPlainObject, LONG_T
 import { compilePrimitive, Failure, type Convert, type Ctx } from './primitives.js'
 import { estimateRowBytes, KEY_OVERHEAD, OBJECT_OVERHEAD } from './sizes.js'
 import { layoutOf } from './layout.js'
-import { compiledStruct, emptyRow, inlineKind, rowFactory, type LaidConvert, type StructParts } from './struct-code.js'
-import { fieldValue } from './values.js'
+import { bareRow, compiledStruct, inlineKind, rowFactory, type LaidConvert, type StructParts } from './struct-code.js'
+import { fieldValue, INHERITED } from './values.js'
 import { fieldsKey, SharedCompiled } from './shared.js'
 
 export { describe, isInformative } from './coerce-parts.js'
@@ -147,7 +147,7 @@ function genericStruct(p: StructParts, ci: boolean): Convert {
     try {
       for (; i < n; i++) {
         const name = names[i]!
-        const value = ci ? fieldValue(v, name, true) : v[name]
+        const value = ci || INHERITED.has(name) ? fieldValue(v, name, ci) : v[name]
         if (value !== undefined) matched++
         if (value === undefined && defaults[i] !== undefined) {
           out[name] = defaults[i]
@@ -174,7 +174,7 @@ function genericStruct(p: StructParts, ci: boolean): Convert {
         if (!known.has(ci ? key.toLowerCase() : key) && isInformative(v[key])) (ctx.unknown ??= []).push({ path: path ? `${path}.${key}` : key, value: v[key] })
       }
     }
-    ctx.bytes = make === emptyRow ? estimateRowBytes(out) : bytes
+    ctx.bytes = make === bareRow ? estimateRowBytes(out) : bytes
     return out
   }
 }

@@ -12,6 +12,7 @@ import { generated } from './codegen.js'
 import type { Row } from './coerce.js'
 import type { IcebergType } from '../../schema/index.js'
 import { layoutPlan, type Layout } from './layout.js'
+import { INHERITED } from './values.js'
 import { Failure, type Convert, type Ctx } from './primitives.js'
 
 /** What coerce.ts's compileStruct has worked out per field, and the helpers it shares. */
@@ -43,7 +44,7 @@ export type InlineKind = 'string' | 'double' | 'boolean' | 'long'
 export const inlineKind = (t: IcebergType, numbers: boolean): InlineKind | undefined =>
   t === 'string' || t === 'double' || t === 'boolean' ? t : t === 'long' && numbers ? 'long' : undefined
 
-export const emptyRow = (): Row => ({})
+export const bareRow = (): Row => Object.create(null) as Row
 
 /**
  * Rows of a struct from one compiled object literal with every field (null): one hidden class
@@ -52,7 +53,8 @@ export const emptyRow = (): Row => ({})
  * a literal would take as the prototype) keeps the plain `{}`.
  */
 export function rowFactory(names: string[]): () => Row {
-  if (names.includes('__proto__')) return emptyRow
+  // A row with no prototype: `out["__proto__"] = v` is then a field, not the row's prototype (a `{}` drops a number and takes an object or null as its prototype).
+  if (names.includes('__proto__')) return bareRow
   return generated<() => Row>([], `return { ${names.map((name) => `${JSON.stringify(name)}: null`).join(', ')} }`)
 }
 
@@ -136,7 +138,7 @@ export function compiledStruct(p: StructParts, ci: boolean): (Convert & { laid: 
     // Keyed weakly by the shape's keys array (layout.ts keeps the last 8 shapes): a producer whose
     // records come in ever new key orders leaves no plan behind once its shapes are gone.
     const plans = new WeakMap()
-    ${wrap('coerceStruct', 'v, ctx', '', fieldStatements(p, (_, key) => `v[${key}]`), UNKNOWN_BY_KEYS, p.objectOverhead)}
+    ${wrap('coerceStruct', 'v, ctx', '', fieldStatements(p, (k, key) => (INHERITED.has(p.names[k]!) ? `(Object.hasOwn(v, ${key}) ? v[${key}] : undefined)` : `v[${key}]`)), UNKNOWN_BY_KEYS, p.objectOverhead)}
     ${wrap('coerceLaid', 'v, layout, ctx', plans, fieldStatements(p, (k) => `(j = at[${k}]) < 0 ? undefined : vals[j]`), UNKNOWN_BY_PLAN, p.objectOverhead)}
     coerceStruct.laid = coerceLaid
     return coerceStruct`

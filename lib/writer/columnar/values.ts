@@ -91,11 +91,18 @@ export function base64Bytes(text: string): Uint8Array | undefined {
 }
 
 /**
- * A record's value for a schema field: by exact name, or — for a table with `caseInsensitive` —
- * the first key equal ignoring case.
+ * Names every plain object inherits (Object.prototype's: `constructor`, `toString`, `__proto__`…).
+ * A record has a field of such a name only as a key of its own: read plainly, a record without
+ * the key would give the inherited member (a function, or the prototype) as its value.
+ */
+export const INHERITED: ReadonlySet<string> = new Set(Object.getOwnPropertyNames(Object.prototype))
+
+/**
+ * A record's value for a schema field: by exact name (its own key), or — for a table with
+ * `caseInsensitive` — the first key equal ignoring case.
  */
 export function fieldValue(record: Record<string, unknown>, name: string, caseInsensitive: boolean): unknown {
-  const v = record[name]
+  const v = INHERITED.has(name) && !Object.hasOwn(record, name) ? undefined : record[name]
   if (v !== undefined || !caseInsensitive) return v
   const lower = name.toLowerCase()
   for (const key in record) if (key.toLowerCase() === lower) return record[key]

@@ -55,4 +55,21 @@ describe('compiled struct coercion', () => {
       { numRuns: 2000 },
     )
   })
+
+  it("reads a field named like an inherited member (constructor, toString, __proto__…) only from the record's own key", () => {
+    const names = ['constructor', 'toString', 'valueOf', 'hasOwnProperty', '__proto__']
+    const inherited: Schema = { type: 'struct', 'schema-id': 0, fields: names.map((name, k) => ({ id: k + 1, name, required: false, type: k === 4 ? 'long' : 'string' })) }
+    for (const ci of [false, true]) {
+      const coerce = compileCoercer(inherited, { table: 't', caseInsensitive: ci, longsAsNumbers: true })
+      // Absent keys are nulls, never the function or prototype every object inherits.
+      expect(JSON.stringify(coerce(JSON.parse('{}')).row)).toBe(JSON.stringify(Object.fromEntries(names.map((n) => [n, null]))))
+      // A `__proto__` field is the row's own key, not its prototype (a `{}` row used to drop 5 and to take null as its prototype).
+      const row = coerce(JSON.parse('{"toString":"t","__proto__":5}')).row
+      expect(JSON.stringify(row)).toBe('{"constructor":null,"toString":"t","valueOf":null,"hasOwnProperty":null,"__proto__":5}')
+      expect(Object.getOwnPropertyDescriptor(row, '__proto__')?.value).toBe(5)
+    }
+    // Without `__proto__` the schema takes the compiled struct code (struct-code.ts), with it the generic loop: both read own keys only.
+    const compiled = compileCoercer({ ...inherited, fields: inherited.fields.slice(0, 4) }, { table: 't', longsAsNumbers: true })
+    expect(compiled(JSON.parse('{"valueOf":"v"}')).row).toEqual({ constructor: null, toString: null, valueOf: 'v', hasOwnProperty: null })
+  })
 })
