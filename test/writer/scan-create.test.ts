@@ -12,20 +12,9 @@
  * metrics modes). DynamoDB Local and s3rver.
  */
 import { describe, expect, it } from 'vitest'
+import { rng } from '../../lib/local/demo.js'
 import { expectSame, laneRun } from './lane-compare.js'
 import type { EventRecord } from './support.js'
-
-/** mulberry32: a small seeded generator. */
-function random(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 type Pick = <T>(xs: readonly T[]) => T
 
@@ -57,7 +46,7 @@ function record(i: number, rate: number, r: () => number, late: boolean): string
 
 /** A batch for topic `t<k>` (table `t<k>`): 1–3 partitions, the first records of some of them with nulls where others have values. */
 function batch(k: number, rate: number): EventRecord[] {
-  const r = random(1000 + k)
+  const r = rng(1000 + k)
   const partitions = 1 + Math.floor(r() * 3)
   const n = 12 + Math.floor(r() * 40)
   const lateAt = r() < 0.3 ? Math.floor(r() * n) : -1
