@@ -133,11 +133,15 @@ function plainGroup(groupKey: string, list: readonly unknown[], rawTopic: (topic
 /** eventPartitions' summary of a raw partition, read from the event. */
 function rawSummary(key: string, raw: RawPartition): EventPartition {
   const { list } = raw
-  let maxTimestamp: number | undefined
+  // A number local, not `number | undefined`, and number timestamps checked here: each would
+  // otherwise be a heap number per record (raw-records.ts).
+  let max = -Infinity
   for (let i = 0; i < list.length; i++) {
-    const t = parseTimestamp(list[i]!.timestamp)
-    if (t !== undefined && (maxTimestamp === undefined || t > maxTimestamp)) maxTimestamp = t
+    const v = list[i]!.timestamp
+    const t = typeof v === 'number' ? (Number.isSafeInteger(v) && v >= -1 ? v : Number.NaN) : (parseTimestamp(v) ?? Number.NaN)
+    if (t > max) max = t
   }
+  const maxTimestamp = max === -Infinity ? undefined : max
   const first = BigInt(list[0]!.offset as number)
   const last = BigInt(list[list.length - 1]!.offset as number)
   return { topic: raw.topic, partition: raw.partition, key, firstOffset: first, lastOffset: last, records: list.length, maxTimestamp }

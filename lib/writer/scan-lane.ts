@@ -26,7 +26,6 @@ import { mapBounded } from '../concurrency.js'
 import { FloeError } from '../errors.js'
 import { parseRawRecord, RawRecordReader, type EventPart, type KafkaRecord, type RawPartition } from '../kafka/index.js'
 import type { ArrowBuild } from './columnar/arrow-build.js'
-import type { KafkaMeta } from './columnar/scan-nested.js'
 import { decodeItem, type Item, type RawReader } from './decode.js'
 import type { TableSet } from './tables.js'
 import { createProbed, existingLane, firstPast, otherRecordsFor, probeLane, PROBE_RECORDS, PROBE_TOTAL, type Lane } from './scan-tables.js'
@@ -42,7 +41,6 @@ export class ScanLane implements RawReader {
   /** Each raw topic's routed tables (one). */
   readonly #routes = new Map<string, string[]>()
   readonly #reader = new RawRecordReader()
-  readonly #meta: KafkaMeta = { topic: '', partition: 0, offset: 0, timestamp: 0 }
   #bytes = 0
   #tables?: TableSet
   /** Tables not in the catalog when loaded, until `probe` (the checkpoints known) probes them. */
@@ -149,12 +147,8 @@ export class ScanLane implements RawReader {
       lane.full = true
       return false
     }
-    const meta = this.#meta
-    meta.topic = raw.topic
-    meta.partition = raw.partition
-    meta.offset = reader.offset
-    meta.timestamp = reader.timestamp
-    if (!lane.scanner.add(value, meta)) return false
+    // The reader is the record's Kafka metadata (its topic, partition, offset and timestamp).
+    if (!lane.scanner.add(value, reader)) return false
     lane.bytes += n
     this.#bytes += n
     return true

@@ -76,4 +76,17 @@ describe('event values decoded into the shared buffer', () => {
     })
     expect(misread).toEqual([])
   })
+
+  it('the raw reader gives each value exactly its bytes, across repeated lengths and a grown buffer', () => {
+    // Views are kept by length (raw-records.ts): a value of a length seen before, or read after the
+    // buffer grew, must still be exactly the current record's bytes.
+    const values = [Buffer.from('{"a":1}'), Buffer.from('{"a":2}'), Buffer.alloc(100_000, 0x61), Buffer.from('{"a":3}'), Buffer.alloc(20_000, 0x62), Buffer.from('{"b":4}')]
+    const records = values.map((v, i) => ({ topic: 't', partition: 0, offset: i, timestamp: 1, value: v.toString('base64'), headers: [] }))
+    const part = readKafkaEvent({ eventSource: 'aws:kafka', records: { 't-0': records } }, () => true).parts[0]!
+    const reader = new RawRecordReader()
+    values.forEach((v, i) => {
+      expect(reader.read(part.raw!, i)).toBe(true)
+      expect(Buffer.compare(Buffer.from(reader.value), v)).toBe(0)
+    })
+  })
 })

@@ -48,6 +48,14 @@ describe('ISO-8601 parsing', () => {
       expect([t, fastIsoMicrosBytes(bytes, 0, bytes.length)]).toEqual([t, fastIsoMicros(t)])
     }
   })
+  it('the byte reader reads texts of one day in a row as the text reader does (it keeps the last day it read)', () => {
+    const day = ['2024-03-01T10:00:00.000Z', '2024-03-01T23:59:59.999Z', '2024-03-01T24:00:00.000Z', '2024-03-01T10:60:00.000Z', '2024-03-01T10:00:00.0x0Z', '2024-03-01T10:00:00Z']
+    const other = ['2024-02-29T01:02:03.004Z', '2023-02-29T01:02:03.004Z', '2023-02-28T01:02:03.004Z', '2024-03-0xT10:00:00.000Z', '2024-03-01T10:00:00.000Z']
+    for (const t of [...day, ...other, ...day.toReversed()]) {
+      const bytes = Buffer.from(t)
+      expect([t, fastIsoMicrosBytes(bytes, 0, bytes.length)]).toEqual([t, fastIsoMicros(t)])
+    }
+  })
   it('rejects impossible dates and times on both paths', () => {
     for (const text of ['2023-02-29T00:00:00Z', '2024-04-31T00:00:00Z', '2024-01-01T24:00:00Z', '2024-01-01T00:60:00Z', '2024-01-01T00:00:00+19:00']) {
       expect([text, fastIsoMicros(text), isoToEpochNanos(text)]).toEqual([text, undefined, undefined])

@@ -32,10 +32,12 @@ export function skip(b: Uint8Array, i: number): number {
 /** A `null` literal at `i`: the index after it, or -1. */
 export const nullAt = (b: Uint8Array, i: number): number => (b[i] === 0x6e && b[i + 1] === 0x75 && b[i + 2] === 0x6c && b[i + 3] === 0x6c ? i + 4 : -1)
 
-/** The last number `numberAt` read. */
+/** The value of the last number `numberAt` read (a typed array: a double stored in an object's field is a new heap number each time, scan-decimal.ts). */
+export const numValue = new Float64Array(1)
+
+/** The last number `numberAt` read: what it was (its value in `numValue`). */
 export const num = {
-  value: 0,
-  /** An integer literal (no fraction, no exponent) of at most 15 digits: `value` is that integer, exactly. */
+  /** An integer literal (no fraction, no exponent) of at most 15 digits: `numValue[0]` is that integer, exactly. */
   exactInteger: false,
   /** An integer literal of any length (its text is `start` up to the index numberAt returned). */
   integerLiteral: false,
@@ -93,13 +95,13 @@ export function numberAt(b: Uint8Array, i: number): number {
   num.start = start
   num.integerLiteral = frac === 0 && !exponent
   if (exponent || digits + frac > 15) {
-    if (!exponent && digits + frac <= 19 && frac <= 22 && longDecimal(b, neg ? start + 1 : start, i, digits + frac, frac)) num.value = neg ? -decimal.value : decimal.value
-    else num.value = Number(Buffer.prototype.latin1Slice.call(b, start, i))
+    if (!exponent && digits + frac <= 19 && frac <= 22 && longDecimal(b, neg ? start + 1 : start, i, digits + frac, frac)) numValue[0] = neg ? -decimal[0]! : decimal[0]!
+    else numValue[0] = Number(Buffer.prototype.latin1Slice.call(b, start, i))
     num.exactInteger = false
     return i
   }
   const v = frac === 0 ? m : m / POW10[frac]!
-  num.value = neg ? -v : v
+  numValue[0] = neg ? -v : v
   num.exactInteger = frac === 0
   return i
 }

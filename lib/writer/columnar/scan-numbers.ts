@@ -5,9 +5,9 @@
  * bounds of 64-bit columns as bigint.
  */
 import * as arrow from 'apache-arrow'
-import { fastIsoMicrosBytes, isoToEpochDays } from '../../schema/index.js'
+import { isoMicros, isoToEpochDays, readIsoMicrosBytes } from '../../schema/index.js'
 import type { LeafStats } from './column-parts.js'
-import { asciiEnd, asciiToken, num, numberAt, QUOTE, written } from './scan-bytes.js'
+import { asciiEnd, asciiToken, num, numberAt, numValue, QUOTE, written } from './scan-bytes.js'
 import { grow, Leaf, type ScanColumn } from './scan-leaves.js'
 
 const INT_MIN = -(2 ** 31)
@@ -26,28 +26,34 @@ const KIND: Record<string, NumberKind> = { int: 'int', float: 'float', double: '
 /** The kind of a primitive Iceberg type the scanner reads as an exact double, if it is one. */
 export const numberKind = (type: string): NumberKind | undefined => KIND[type]
 
-/** A double or float column's number at `i` (its value in `num.value`): the index after it, or -1 when the present path should judge it. */
+/** A double or float column's number at `i` (its value in `numValue`): the index after it, or -1 when the present path should judge it. */
 function floating(b: Uint8Array, i: number, float: boolean): number {
   const at = numberAt(b, i)
   if (at < 0) return -1
-  const v = num.value
+  const v = numValue[0]!
   // An overflow, or an integer literal past 2^53: the present path's exact decoding decides.
   if (!Number.isFinite(v) || (num.integerLiteral && !Number.isSafeInteger(v))) return -1
   if (float && Math.fround(v) !== v) return -1
   return at
 }
 
-/** The value of a date or timestamp string at `i` (its opening quote), with `written.pos` after it; undefined when the present path should judge it. */
-function temporalText(b: Uint8Array, i: number, kind: NumberKind): number | undefined {
+/**
+ * A date or timestamp string at `i` (its opening quote) into `isoMicros[0]` (epoch days for a
+ * date), with `written.pos` after it; false when the present path should judge it.
+ */
+function temporalText(b: Uint8Array, i: number, kind: NumberKind): boolean {
   if (kind === 'date') {
     const text = asciiToken(b, i + 1, TEMPORAL_TEXT)
-    return text === undefined ? undefined : isoToEpochDays(text)
+    const days = text === undefined ? undefined : isoToEpochDays(text)
+    if (days === undefined) return false
+    isoMicros[0] = days
+    return true
   }
   // A timestamp is read from its bytes: no string per value.
   const end = asciiEnd(b, i + 1, TEMPORAL_TEXT)
-  if (end < 0) return undefined
+  if (end < 0) return false
   written.pos = end + 1
-  return fastIsoMicrosBytes(b, i + 1, end)
+  return readIsoMicrosBytes(b, i + 1, end)
 }
 
 /** int, float, double, date, timestamp[tz]: every value an exact double, converted to the Arrow type at build. */
@@ -73,16 +79,15 @@ export class NumberColumn extends Leaf implements ScanColumn {
     if (kind === 'double' || kind === 'float') {
       i = floating(b, i, kind === 'float')
       if (i < 0) return -1
-      v = num.value
+      v = numValue[0]!
     } else if (b[i] === QUOTE && kind !== 'int') {
-      const t = temporalText(b, i, kind)
-      if (t === undefined) return -1
-      v = t
+      if (!temporalText(b, i, kind)) return -1
+      v = isoMicros[0]!
       i = written.pos
     } else {
       i = numberAt(b, i)
       if (i < 0 || !num.exactInteger) return -1
-      v = num.value
+      v = numValue[0]!
       // A timestamp's number is epoch milliseconds.
       if (kind === 'timestamp') v *= 1000
       if (kind === 'timestamp' ? !Number.isSafeInteger(v) : v < INT_MIN || v > INT_MAX) return -1
@@ -152,7 +157,7 @@ export class LongColumn extends Leaf implements ScanColumn {
     const k = this.length++
     if (2 * k + 2 > this.words.length) this.words = grow(this.words, 2 * k + 2)
     if (num.exactInteger) {
-      const v = num.value
+      const v = numValue[0]!
       const high = Math.floor(v / TWO_32)
       this.words[2 * k] = v - high * TWO_32
       this.words[2 * k + 1] = high
