@@ -132,16 +132,29 @@ function withinLimits(schema: StructType, limits: RecordLimits): boolean {
   return depthOf(schema) < limits.maxDepth && leafFields(schema).length <= limits.maxColumns
 }
 
+/**
+ * The Arrow struct and schema of a table schema, by its object: a table's state keeps its schema
+ * object while it is current (the catalog's metadata cache), so each batch's scanner hands
+ * encodeBuilt the same Schema object and ipc.ts encodes its message once, not once per event
+ * (~0.5 ms of each narrow event, issue 20).
+ */
+const arrowTypes = new WeakMap<StructType, { rootType: arrow.Struct; arrowSchema: arrow.Schema }>()
+
+function arrowTypesOf(schema: StructType): { rootType: arrow.Struct; arrowSchema: arrow.Schema } {
+  let types = arrowTypes.get(schema)
+  if (types === undefined) arrowTypes.set(schema, (types = { rootType: new arrow.Struct(schema.fields.map(toArrowField)), arrowSchema: toArrowSchema(schema) }))
+  return types
+}
+
 /** A scanner for `schema` (the records' value: no `_kafka` column), or undefined when the schema has a type or size it does not read. */
 export function compileScanner(schema: StructType, limits: RecordLimits, opts: ScanOptions = {}): Scanner | undefined {
   if (!withinLimits(schema, limits)) return undefined
   const c: Compiling = { stats: [], bounds: opts.bounds ?? (() => true), kafka: opts.kafka, inferred: opts.inferred }
-  const rootType = new arrow.Struct(schema.fields.map(toArrowField))
+  const { rootType, arrowSchema } = arrowTypesOf(schema)
   const root = compileStruct(schema, '', rootType, c)
   if (root === undefined) return undefined
   const kafka = c.kafkaColumn
   const scan = compileStructScan(root)
-  const arrowSchema = toArrowSchema(schema)
   const strings = schema.fields.flatMap((f, k) => (f.type === 'string' ? [k] : []))
   const judge = opts.dictionary
   return {
