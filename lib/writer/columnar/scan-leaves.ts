@@ -9,6 +9,7 @@
 import * as arrow from 'apache-arrow'
 import type { LeafStats } from './column-parts.js'
 import { escapeAt, QUOTE, utf8Length, written } from './scan-bytes.js'
+import { stringBounds } from './scan-bounds.js'
 
 /** A column of the scanner: reads a value at `i` (the index after it, or -1), appends a null, rolls back to `n` rows, builds. */
 export interface ScanColumn {
@@ -211,13 +212,7 @@ export class StringColumn extends Leaf implements ScanColumn {
     const n = this.length
     const { offsets, bytes } = this
     const nulls = this.count(n, placeholders)
-    let min = -1
-    let max = -1
-    for (let i = 0; this.bounds && i < n; i++) {
-      if (nulls > 0 && !this.valid.get(i)) continue
-      if (min < 0 || compareSpans(bytes, offsets, i, min) < 0) min = i
-      if (max < 0 || compareSpans(bytes, offsets, i, max) > 0) max = i
-    }
+    const [min, max] = this.bounds ? stringBounds(bytes, offsets, n, nulls > 0 ? this.valid : undefined) : [-1, -1]
     const s = this.stats
     const text = (k: number): string => Buffer.prototype.utf8Slice.call(bytes, offsets[k]!, offsets[k + 1]!) as string
     s.min = min < 0 ? undefined : text(min)
@@ -232,14 +227,4 @@ export class StringColumn extends Leaf implements ScanColumn {
     for (let i = 0; i < n; i++) out.push(this.valid.get(i) ? (Buffer.prototype.latin1Slice.call(this.bytes, this.offsets[i]!, this.offsets[i + 1]!) as string) : null)
     return out
   }
-}
-
-/** Values `a` and `b` of a string column compared as unsigned bytes: UTF-8's order is code point order. */
-function compareSpans(bytes: Uint8Array, offsets: Int32Array, a: number, b: number): number {
-  let i = offsets[a]!
-  let j = offsets[b]!
-  const ia = offsets[a + 1]!
-  const jb = offsets[b + 1]!
-  for (; i < ia && j < jb; i++, j++) if (bytes[i] !== bytes[j]) return bytes[i]! - bytes[j]!
-  return ia - i - (jb - j)
 }

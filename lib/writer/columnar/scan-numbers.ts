@@ -8,6 +8,7 @@ import * as arrow from 'apache-arrow'
 import { isoMicros, isoToEpochDays, readIsoMicrosBytes } from '../../schema/index.js'
 import type { LeafStats } from './column-parts.js'
 import { asciiEnd, asciiToken, num, numberAt, numValue, QUOTE, written } from './scan-bytes.js'
+import { longBounds } from './scan-bounds.js'
 import { grow, Leaf, type ScanColumn } from './scan-leaves.js'
 
 const INT_MIN = -(2 ** 31)
@@ -203,15 +204,7 @@ export class LongColumn extends Leaf implements ScanColumn {
     const n = this.length
     const w = this.words
     const nulls = this.count(n, placeholders)
-    let min = -1
-    let max = -1
-    // Compared as int64: the high word signed, then the low word unsigned.
-    const less = (a: number, c: number): boolean => w[2 * a + 1]! < w[2 * c + 1]! || (w[2 * a + 1] === w[2 * c + 1] && w[2 * a]! >>> 0 < w[2 * c]! >>> 0)
-    for (let i = 0; this.bounds && i < n; i++) {
-      if (nulls > 0 && !this.valid.get(i)) continue
-      if (min < 0 || less(i, min)) min = i
-      if (max < 0 || less(max, i)) max = i
-    }
+    const [min, max] = this.bounds ? longBounds(w, n, nulls > 0 ? this.valid : undefined) : [-1, -1]
     const s = this.stats
     const data = new BigInt64Array(w.slice(0, 2 * n).buffer)
     s.min = min < 0 ? undefined : data[min]
