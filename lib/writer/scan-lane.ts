@@ -213,9 +213,12 @@ export class ScanLane implements RawReader {
   take(): [string, ArrowBuild][] {
     const out: [string, ArrowBuild][] = []
     for (const [table, lane] of this.#lanes) {
-      if (lane === null || lane.released || lane.scanner.rows === 0) continue
+      if (lane === null || lane.released || lane.built || lane.scanner.rows === 0) continue
       out.push([table, lane.scanner.build()])
       lane.bytes = 0
+      // Built and empty: the next batch may take the scanner; this one never touches it again.
+      lane.built = true
+      lane.stow?.()
     }
     this.#bytes = 0
     return out

@@ -40,6 +40,10 @@ export interface Lane {
   released: boolean
   /** A table the batch creates (read all or nothing). */
   probe?: Probe
+  /** Its rows were built (ScanLane.take): the scanner is no longer the lane's. */
+  built?: boolean
+  /** Once built: keep the (empty) scanner for the next batch (existingLane). */
+  stow?: () => void
 }
 
 const newLane = (scanner: Scanner, schemaId: number, probe?: Probe): Lane => ({ scanner, schemaId, bytes: 0, full: false, released: false, ...(probe ? { probe } : {}) })
@@ -47,9 +51,31 @@ const newLane = (scanner: Scanner, schemaId: number, probe?: Probe): Lane => ({ 
 /** The lane of an existing table, or null when the lane does not write it. */
 export function existingLane(deps: WriterDeps, state: TableState): Lane | null {
   if (!scannable(state)) return null
-  const scanner = compileTableScanner(state.schema, state.metadata.properties, deps.config.limits, state.kafka.length ? KAFKA_COLUMN : undefined)
-  return scanner === undefined ? null : newLane(scanner, state.schema['schema-id'])
+  const kafka = state.kafka.length ? KAFKA_COLUMN : undefined
+  const { limits } = deps.config
+  const { properties } = state.metadata
+  const kept = idle
+  idle = undefined
+  const reused = kept && kept.schema === state.schema && kept.properties === properties && kept.limits === limits && kept.kafka === kafka && kept.scanner.rows === 0
+  const scanner = reused ? kept.scanner : compileTableScanner(state.schema, properties, limits, kafka)
+  if (scanner === undefined) return null
+  const lane = newLane(scanner, state.schema['schema-id'])
+  lane.stow = () => {
+    idle = { schema: state.schema, properties, limits, kafka, scanner }
+  }
+  return lane
 }
+
+/**
+ * The scanner of the table the last batch built, empty, with its columns' room: the next batch
+ * takes it if it is that table's with the same schema and properties objects (a table state
+ * keeps them while they are current: the catalog's metadata cache). Compiling a scanner and
+ * allocating its columns for every event was ~0.7 ms of a narrow event (issue 20). One slot,
+ * emptied by the next lane asked for: no two batches ever hold the same scanner (tests and the
+ * chaos harness run several in one process), and what it keeps — at most one table's lane share
+ * of FLOE_MEMORY_BUDGET_MB — is released before the next batch scans anything.
+ */
+let idle: { schema: StructType; properties: Record<string, string>; limits: WriterDeps['config']['limits']; kafka: string | undefined; scanner: Scanner } | undefined
 
 /**
  * A table the lane writes: unpartitioned (no partition value per row to compute), and a `_kafka`

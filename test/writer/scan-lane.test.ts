@@ -10,6 +10,8 @@ import { describe, expect, it } from 'vitest'
 import { loadConfig } from '../../lib/config.js'
 import { ConfigError } from '../../lib/errors.js'
 import { writeBatch } from '../../lib/writer/pipeline.js'
+import { existingLane } from '../../lib/writer/scan-tables.js'
+import { TableSet } from '../../lib/writer/tables.js'
 import { expectSame, laneRun, type Run } from './lane-compare.js'
 import { registeredRows } from './readback.js'
 import { checkpoints, kafkaEvent, writerSetup, type EventRecord, type WriterSetup } from './support.js'
@@ -246,6 +248,41 @@ describe('FLOE_WRITER_SCAN', () => {
     const again = await writeBatch(flaky, kafkaEvent(recs), { writerId: 'w2' })
     expect([again.outcome, again.belowCheckpoint]).toEqual(['nothing-new', 10])
   }, 120_000)
+
+  it('batches at once in one process never share a scanner (the one kept from the last batch goes to one of them)', async () => {
+    const s = await writerSetup({ FLOE_ROUTES: ROUTES })
+    const part = (partition: number, from: number, n: number): EventRecord[] =>
+      Array.from({ length: n }, (_, k) => ({ topic: 'clicks', partition, offset: from + k, value: click(1000 * partition + from + k) }))
+    // The first batch creates the table and leaves its built scanner for the next.
+    await writeBatch(s.deps, kafkaEvent(part(0, 0, 5)), { writerId: 'w0' })
+    for (let round = 0; round < 3; round++) {
+      const results = await Promise.all([0, 1, 2].map((p) => writeBatch(s.deps, kafkaEvent(part(p, 5 + 50 * round, 50)), { writerId: `w${round}-${p}` })))
+      for (const r of results) expect(r.recordsScanned).toBe(50)
+    }
+    const rows = (await registeredRows(s)).get('sl.clicks')!
+    const expected = [...part(0, 0, 5), ...[0, 1, 2].flatMap((round) => [0, 1, 2].flatMap((p) => part(p, 5 + 50 * round, 50)))].map((r) => (r.value as { id: number }).id)
+    expect(rows.map((r) => Number(r.id as bigint)).sort((a, b) => a - b)).toEqual(expected.sort((a, b) => a - b))
+  }, 60_000)
+
+  it('keeps the last built scanner for the next lane of the same table, and gives it to one lane only', async () => {
+    const s = await writerSetup({ FLOE_ROUTES: ROUTES })
+    await writeBatch(s.deps, kafkaEvent(Array.from({ length: 5 }, (_, i) => ({ topic: 'clicks', partition: 0, offset: i, value: click(i) }))), { writerId: 'w0' })
+    const state = (await new TableSet(s.deps).preload('sl.clicks'))!
+    const first = existingLane(s.deps, state)!
+    expect(first.scanner.add(Buffer.from(JSON.stringify(click(1))))).toBe(true)
+    first.scanner.build()
+    first.stow!()
+    const [second, third] = [existingLane(s.deps, state)!, existingLane(s.deps, state)!]
+    expect(second.scanner).toBe(first.scanner)
+    expect(third.scanner).not.toBe(first.scanner)
+    // Another table's lane empties the slot: nothing is kept past the next lane asked for.
+    second.scanner.build()
+    second.stow!()
+    await writeBatch(s.deps, kafkaEvent(Array.from({ length: 5 }, (_, i) => ({ topic: 'where', partition: 0, offset: i, value: click(i) }))), { writerId: 'w1' })
+    const where = existingLane(s.deps, (await new TableSet(s.deps).preload('sl.where'))!)!
+    expect(existingLane(s.deps, state)!.scanner).not.toBe(first.scanner)
+    expect(where.scanner).not.toBe(first.scanner)
+  }, 60_000)
 
   it('is true or false; anything else fails at cold start naming the key', () => {
     const base = { FLOE_WAREHOUSE: 's3://bucket/warehouse' }
