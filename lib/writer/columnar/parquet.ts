@@ -195,8 +195,10 @@ export function fewDistinct(values: readonly unknown[]): boolean {
   const n = Math.min(values.length, DICTIONARY_SAMPLE)
   if (n === 0) return false
   const seen = new Set<unknown>()
-  for (let i = 0; i < n; i++) seen.add(values[i])
-  return seen.size / n < DICTIONARY_MAX_DISTINCT
+  // Once half the sample is distinct the answer is no: an id-like column is read half way.
+  const most = n * DICTIONARY_MAX_DISTINCT
+  for (let i = 0; i < n; i++) if (seen.add(values[i]).size >= most) return false
+  return true
 }
 
 /** Top-level string columns of an Arrow table that fewDistinct chooses. */

@@ -21,6 +21,16 @@ const schema: Schema = {
 }
 
 describe('Parquet dictionary encoding', () => {
+  it('fewDistinct: fewer than half of the first 2,000 values distinct (it may stop early, never answer otherwise)', () => {
+    const value = fc.oneof(fc.constantFrom('a', 'b', null, 1), fc.string({ maxLength: 2 }), fc.nat({ max: 50 }))
+    fc.assert(
+      fc.property(fc.array(value, { maxLength: 2100 }), (values) => {
+        const sample = values.slice(0, 2000)
+        expect(fewDistinct(values)).toBe(sample.length > 0 && new Set(sample).size / sample.length < 0.5)
+      }),
+      { numRuns: 500 },
+    )
+  })
   it('is kept for a low-cardinality string column and dropped for unique strings and numbers, with the same rows read back', async () => {
     const coerce = compileCoercer(schema, { table: 'db.t' })
     const records = Array.from({ length: 5_000 }, (_, i) => ({ country: ['DE', 'FR', 'US'][i % 3], event_id: `e-${i}-${(i * 7919) % 10007}`, amount: i * 1.25 }))
