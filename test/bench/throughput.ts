@@ -11,8 +11,6 @@
  * process also runs V8's GC threads; DynamoDB Local's JVM is a separate process and not counted).
  */
 import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs'
-import { setFlagsFromString } from 'node:v8'
-import { runInNewContext } from 'node:vm'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { DuckDBInstance } from '@duckdb/node-api'
@@ -32,7 +30,7 @@ import { coerceExactly } from '../../lib/writer/tables.js'
 import { writeBatch } from '../../lib/writer/pipeline.js'
 import { compileRoutes } from '../../lib/writer/routing.js'
 import type { WriterDeps } from '../../lib/writer/types.js'
-import { median, RequestCounter, round } from './common.js'
+import { collectGarbage, median, RequestCounter, round } from './common.js'
 import { countingIO, emptyIoCounts, type IoCounts } from './counting-io.js'
 import { eventOf, firstEvents, writeNdjson, type Dataset } from './data.js'
 
@@ -123,18 +121,6 @@ export async function floeRun(
     files += r.tables.reduce((n, t) => n + t.files, 0)
   }
   return { wallMs: performance.now() - t0, cpuMs: cpuMsSince(cpu), parquetBytes, files }
-}
-
-/**
- * A full garbage collection, not timed, before each measured pass: each pass starts from a heap
- * without the garbage of the one before it (the encode path's run leaves a 1M-record heap behind,
- * whose collection otherwise lands in whichever Floe run follows) — a Lambda process runs the
- * writer alone. `gc` without --expose-gc on the command line: the flag set at run time, the
- * function taken from a new context.
- */
-function collectGarbage(): void {
-  setFlagsFromString('--expose-gc')
-  ;(runInNewContext('gc') as () => void)()
 }
 
 /** The encode path without I/O, stage by stage. */

@@ -11,7 +11,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { AwsClients } from '../../lib/clients.js'
-import { median, RequestCounter, round } from './common.js'
+import { collectGarbage, median, RequestCounter, round } from './common.js'
 import { emptyIoCounts } from './counting-io.js'
 import { firstEvents, writeNdjson, type Dataset } from './data.js'
 import { duckdbRun, floeRun, type Ctx, type RunFigures } from './throughput.js'
@@ -58,6 +58,7 @@ export async function benchWorkers(
     // Interleaved: run r of every worker count before run r + 1, so load drifts hit them alike.
     for (let run = 0; run < runs; run++) {
       for (const w of counts) {
+        collectGarbage()
         const pass = await floeRun(ctx, ds, `${run}w${w}`, emptyIoCounts(), { FLOE_WRITER_WORKERS: String(w) }, (f) => events.get(w)!.push(f))
         passes.get(w)!.push(pass)
         log(`  ${ds.name} workers ${w} run ${run + 1}/${runs}: ${round(pass.wallMs)} ms wall, ${round(pass.cpuMs)} ms CPU, ${pass.files} files`)
