@@ -12,7 +12,7 @@
  */
 import { EventShapeError } from '../errors.js'
 import { base64Sink } from './base64.js'
-import { eventShapeProblem, parseTimestamp, readRecord, splitGroupKey, type KafkaRecord, type RawKafkaEvent } from './event.js'
+import { eventShapeProblem, isTimestampMillis, parseTimestamp, readRecord, splitGroupKey, type KafkaRecord, type RawKafkaEvent } from './event.js'
 import { partitionKey, splitPartitionKey } from './partition-key.js'
 import { eventPartitions, type EventPartition } from './partitions.js'
 
@@ -138,7 +138,7 @@ function rawSummary(key: string, raw: RawPartition): EventPartition {
   let max = -Infinity
   for (let i = 0; i < list.length; i++) {
     const v = list[i]!.timestamp
-    const t = typeof v === 'number' ? (Number.isSafeInteger(v) && v >= -1 ? v : Number.NaN) : (parseTimestamp(v) ?? Number.NaN)
+    const t = typeof v === 'number' ? (isTimestampMillis(v) ? v : Number.NaN) : (parseTimestamp(v) ?? Number.NaN)
     if (t > max) max = t
   }
   const maxTimestamp = max === -Infinity ? undefined : max

@@ -195,9 +195,17 @@ function isLosslessNumber(v: unknown): v is { value: string } {
 
 export function parseTimestamp(v: unknown): number | undefined {
   const n = typeof v === 'number' ? v : typeof v === 'string' && /^-?\d{1,16}$/.test(v) ? Number(v) : isLosslessNumber(v) ? Number(v.value) : Number.NaN
-  // Kafka uses -1 for "no timestamp"; anything else must be a safe integer of epoch millis.
-  return Number.isSafeInteger(n) && n >= -1 ? n : undefined
+  return isTimestampMillis(n) ? n : undefined
 }
+
+/** Kafka uses -1 for "no timestamp"; anything else must be a safe integer of epoch millis. */
+export const isTimestampMillis = (n: number): boolean => Number.isSafeInteger(n) && n >= -1
+
+/**
+ * Whether parseTimestamp takes `v`, a number checked in place: the raw reader and the event's
+ * summary ask this per record, and parseTimestamp's number result would be a heap number each time.
+ */
+export const isTimestamp = (v: unknown): boolean => (typeof v === 'number' ? isTimestampMillis(v) : parseTimestamp(v) !== undefined)
 
 export function parseHeaders(v: unknown): KafkaHeader[] | string {
   if (v === undefined || v === null) return []

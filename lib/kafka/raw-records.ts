@@ -8,7 +8,7 @@
  * an object's field (an offset past 2^31, any epoch millis) is a new heap number each time.
  */
 import { decodedSize, isBase64, writeBase64 } from './base64.js'
-import { parseHeaders, parseTimestamp, readRecord, type KafkaRecord } from './event.js'
+import { isTimestamp, parseHeaders, parseTimestamp, readRecord, type KafkaRecord } from './event.js'
 import type { RawPartition } from './event-parts.js'
 
 export class RawRecordReader {
@@ -37,8 +37,7 @@ export class RawRecordReader {
   read(part: RawPartition, i: number): boolean {
     const r = part.list[i]!
     const { timestamp, timestampType, key, headers, value } = r
-    // A number timestamp is checked here: parseTimestamp's result would be a heap number per record.
-    if (typeof timestamp === 'number' ? !Number.isSafeInteger(timestamp) || timestamp < -1 : parseTimestamp(timestamp) === undefined) return false
+    if (!isTimestamp(timestamp)) return false
     if (timestampType !== undefined && timestampType !== null && typeof timestampType !== 'string') return false
     if (key !== undefined && key !== null && (typeof key !== 'string' || !isBase64(key))) return false
     // Headers are validated as readRecord validates them (the lane's tables keep none).

@@ -103,6 +103,18 @@ describe('parseKafkaEvent', () => {
     expect(parseOffset({ isLosslessNumber: true, value: '9007199254740993' })).toBe(9007199254740993n)
   })
 
+  it('takes a timestamp of safe-integer epoch millis or -1 (none), as a number, digits or a lossless number, and flags the rest', () => {
+    const base = loadEvent('msk-base.json').records['mytopic-0']![0] as RawRecord
+    const at = (timestamp: unknown, offset: number) => ({ ...base, offset, timestamp })
+    const taken: unknown[] = [-1, 0, 1_714_521_600_000, 2 ** 53 - 1, '1714521600000', '-1', { isLosslessNumber: true, value: '1714521600000' }]
+    const flagged: unknown[] = [-2, 1.5, 2 ** 53, Number.NaN, '-2', '1.5', '', 'x', true, {}, []]
+    const event = { eventSource: 'aws:kafka', records: { 'mytopic-0': [...taken, ...flagged].map(at) } }
+    const records = parseKafkaEvent(event)
+    expect(records.slice(0, taken.length).map((r) => r.error)).toEqual(taken.map(() => undefined))
+    expect(records.slice(0, taken.length).map((r) => r.timestamp)).toEqual([-1, 0, 1_714_521_600_000, 2 ** 53 - 1, 1_714_521_600_000, -1, 1_714_521_600_000])
+    for (const r of records.slice(taken.length)) expect(r.error).toMatch(/timestamp/)
+  })
+
   it('a malformed record is returned with an error naming the problem, not thrown', () => {
     const event = loadEvent('msk-base.json')
     const rec = event.records['mytopic-0']![0] as RawRecord
