@@ -46,7 +46,9 @@ export const num = {
 
 const POW10 = Array.from({ length: 16 }, (_, k) => 10 ** k)
 /** A digit's code (a read past the record's end is undefined, which no comparison takes). */
-const isDigit = (c: number): boolean => c >= ZERO && c <= NINE
+export const isDigit = (c: number): boolean => c >= ZERO && c <= NINE
+/** Longest date or timestamp text the scanner reads (the schema's parsers accept up to 35: `2024-01-01T00:00:00.000000000+00:00`). */
+export const TEMPORAL_TEXT = 40
 
 /**
  * A JSON number at `i` (RFC 8259's grammar: no leading zeros, no `+`, digits after a dot and in

@@ -13,15 +13,13 @@
  * must end the lane's use of the scanner (scan-lane.ts releases a probed table at its first).
  */
 import { fastIsoMicros, isZonedTimestampText } from '../../schema/index.js'
-import { asciiEnd, QUOTE } from './scan-bytes.js'
+import { asciiEnd, isDigit, QUOTE, TEMPORAL_TEXT } from './scan-bytes.js'
 import { StringColumn } from './scan-leaves.js'
 import { KafkaColumn, StructColumn } from './scan-nested.js'
 import { NumberColumn } from './scan-numbers.js'
 
 /** The shortest zoned date-time parseDateTime takes, `YYYY-MM-DDTHH:MMZ`: shorter text is never one. */
 const SHORTEST_ZONED = 17
-/** Longest date-time text read (as scan-numbers.ts reads timestamps). */
-const TEMPORAL_TEXT = 40
 
 export class InferredStringColumn extends StringColumn {
   override value(b: Uint8Array, i: number): number {
@@ -58,8 +56,6 @@ function isZulu(b: Uint8Array, o: number, end: number): boolean {
   for (const k of DIGITS_AT) if (!isDigit(b[o + k]!)) return false
   return n === 20 || (b[o + 19] === 0x2e && isDigit(b[o + 20]!) && isDigit(b[o + 21]!) && isDigit(b[o + 22]!))
 }
-
-const isDigit = (c: number): boolean => c >= 0x30 && c <= 0x39
 
 /**
  * Whether `struct`'s fields (and its nested structs' fields) first appeared in its rows in schema

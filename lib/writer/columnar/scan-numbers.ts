@@ -7,7 +7,7 @@
 import * as arrow from 'apache-arrow'
 import { isoMicros, isoToEpochDays, readIsoMicrosBytes } from '../../schema/index.js'
 import type { LeafStats } from './column-parts.js'
-import { asciiEnd, asciiToken, num, numberAt, numValue, QUOTE, written } from './scan-bytes.js'
+import { asciiEnd, asciiToken, num, numberAt, numValue, QUOTE, TEMPORAL_TEXT, written } from './scan-bytes.js'
 import { longBounds } from './scan-bounds.js'
 import { grow, Leaf, type ScanColumn } from './scan-leaves.js'
 
@@ -16,8 +16,6 @@ const INT_MAX = 2 ** 31 - 1
 const TWO_32 = 4294967296
 const LONG_MIN = -(2n ** 63n)
 const LONG_MAX = 2n ** 63n - 1n
-/** Longest date or timestamp text the schema's parsers accept (`2024-01-01T00:00:00.000000000+00:00` is 35). */
-const TEMPORAL_TEXT = 40
 
 /** How a numeric column reads a value. */
 export type NumberKind = 'int' | 'float' | 'double' | 'date' | 'timestamp'
