@@ -6,8 +6,9 @@
  * still holds until the registration — its file entry, serialised once: ~7 KB of one-byte string
  * for 200 columns instead of ~60 KB of metric Maps and Uint8Array bounds — is charged to that
  * budget; the rows get the rest. parquet-wasm's linear memory is not: it is a working set of its
- * own (~0.1 MB per zstd column, ~20 MB for a 200-column file however few its rows, never shrinking), part of the ~100 MB
- * the function needs beyond the budget (docs/benchmarks.md, "Writer memory and structure").
+ * own (~0.1 MB per zstd column: ~20 MB for a 200-column file however few its rows, never
+ * shrinking), part of the ~100 MB the function needs beyond the budget (docs/benchmarks.md,
+ * "Writer memory and structure").
  */
 import type { EncodedFile } from '../control/index.js'
 import { encodeDataFile, type PartitionTuple } from '../iceberg/index.js'
