@@ -12,7 +12,7 @@ import { loadConfig } from '../../lib/config.js'
 import { createWriterDeps } from '../../lib/writer/deps.js'
 import { writeBatch } from '../../lib/writer/pipeline.js'
 import { memoryEvent, memoryRoutes } from './memory-data.js'
-import { peakRssBytes } from './peak-rss.js'
+import { peakRssBytes, residentByMapping } from './peak-rss.js'
 
 const env = process.env
 /** RSS (after a full GC) at each step before the invocation: what the process holds without the writer. */
@@ -97,7 +97,9 @@ const sampler = setInterval(() => {
     console.error(`heap snapshot: ${writeHeapSnapshot()}`)
   }
 }, 5)
+const residentBefore = residentByMapping()
 const result = await writeBatch(deps, event)
+const residentAfter = residentByMapping()
 const ms = performance.now() - t0
 clearInterval(sampler)
 sample()
@@ -128,6 +130,8 @@ console.log(
     heapLimitMB: mb(getHeapStatistics().heap_size_limit),
     usageBeforeMB: usageBefore,
     usageAtPeakMB: usageAtPeak,
+    // Resident memory by mapping (peak-rss.ts) before the invocation and right after it (the peak is at its end).
+    residentMB: { before: residentBefore, after: residentAfter },
     execArgv: process.execArgv.join(' '),
     after: { heapUsedMB: mb(after.heapUsed), heapTotalMB: mb(after.heapTotal), externalMB: mb(after.external), arrayBuffersMB: mb(after.arrayBuffers), rssMB: mb(after.rss) },
   }),

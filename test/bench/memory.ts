@@ -47,6 +47,8 @@ export interface MemoryResult {
   heapLimitMB?: number
   /** parquet-wasm's linear memory after the invocation. */
   wasmMB?: number
+  /** Resident memory by mapping before and right after the invocation (first run; peak-rss.ts residentByMapping). */
+  residentMB?: { before?: Record<string, unknown>; after?: Record<string, unknown> }
   /** process.memoryUsage() right after the invocation (first run). */
   after?: { heapUsedMB: number; heapTotalMB: number; externalMB: number; arrayBuffersMB: number; rssMB: number }
 }
@@ -106,7 +108,7 @@ export async function bundleChild(dir: string): Promise<string> {
 export async function benchMemory(
   clients: AwsClients,
   tables: { control: string; catalog: string },
-  opts: { budgets: number[]; tables: number; slots: number; runs: number; functionMb?: number; modes?: NodeMode[] },
+  opts: { budgets: number[]; tables: number; slots: number; runs: number; functionMb?: number; modes?: NodeMode[]; nodeFlags?: string[] },
   log: (s: string) => void = () => undefined,
 ): Promise<MemoryResult[]> {
   const dir = mkdtempSync(join(tmpdir(), 'floe-bench-mem-'))
@@ -135,6 +137,8 @@ export async function benchMemory(
       for (const mode of opts.modes ?? ['floe'])
       for (let r = 0; r < opts.runs; r++) {
         const lambda = lambdaNode(opts.functionMb ?? LAMBDA_FUNCTION_MB, mode)
+        // Flags under study (memory-run.ts --node-flags) after the runtime's own.
+        lambda.args.push(...(opts.nodeFlags ?? []))
         const { stdout } = await run(process.execPath, [...lambda.args, bundle], {
           env: {
             ...process.env,
