@@ -95,7 +95,11 @@ function scannable(state: TableState): boolean {
 
 /** What a probed lane was compiled from: the records, and the table it would create. */
 export interface Probe {
-  samples: Sample[]
+  /**
+   * The records, decoded again from the event when the table is created: a lane holds none of
+   * them while the batch is read (they would be outside FLOE_MEMORY_BUDGET_MB's accounting).
+   */
+  samples: () => Item[]
   schema: Schema
   properties: Record<string, string>
 }
@@ -104,7 +108,8 @@ export interface Probe {
  * Records a missing table's schema is inferred from: the first ones past the checkpoint of each of
  * its partitions, at most PROBE_TOTAL in all. More than one, and from every partition, so a field
  * null in the first records (absent from their schema, which then refuses every record that has
- * it) does not send the batch to the present path; few, as each is decoded twice.
+ * it) does not send the batch to the present path; few, as each is decoded three times (the
+ * probe, the table's creation, then the lane or the present path).
  */
 export const PROBE_RECORDS = 8
 export const PROBE_TOTAL = 256
@@ -117,17 +122,21 @@ export const PROBE_TOTAL = 256
 export function probeLane(deps: WriterDeps, tables: TableSet, table: string, firsts: () => Item[]): Lane | undefined {
   try {
     const samples = firsts()
-    if (samples.length === 0 || samples.some((f) => f.dead !== undefined || f.dropped || f.run !== undefined || f.value === undefined)) return undefined
-    const proposed = tables.propose(table, samples as Sample[])
+    if (!probeable(samples)) return undefined
+    const proposed = tables.propose(table, samples)
     if (proposed === undefined) return undefined
     const { schema, properties, kafka, caseInsensitive } = proposed
     if (hasIndexName(schema) || (caseInsensitive && namesAlikeButCase(schema))) return undefined
     const scanner = compileTableScanner(schema, properties, deps.config.limits, kafka ? KAFKA_COLUMN : undefined, true)
-    return scanner && newLane(scanner, schema['schema-id'], { samples: samples as Sample[], schema, properties })
+    return scanner && newLane(scanner, schema['schema-id'], { samples: firsts, schema, properties })
   } catch {
     return undefined
   }
 }
+
+/** Records a table can be inferred from: at least one, each a value for the table (no dead letter, no dropped record, no scanned run). */
+const probeable = (items: Item[]): items is (Item & Sample)[] =>
+  items.length > 0 && items.every((f) => f.dead === undefined && !f.dropped && f.run === undefined && f.value !== undefined)
 
 /** A struct and every struct within it (list elements the scanner reads are primitives). */
 const structs = (t: StructType): StructType[] => [t, ...t.fields.flatMap((f) => (isStruct(f.type) ? structs(f.type) : []))]
@@ -150,7 +159,15 @@ export const otherRecordsFor = (items: readonly Item[], table: string): boolean 
 export async function createProbed(tables: TableSet, table: string, lane: Lane): Promise<boolean> {
   const probe = lane.probe!
   if (!lane.scanner.keysInOrder()) return false
-  const state = await tables.createFrom(table, probe.samples)
+  // The same records as the probe's (the event's bytes, decoded the same way).
+  let samples: Item[]
+  try {
+    samples = probe.samples()
+  } catch {
+    return false
+  }
+  if (!probeable(samples)) return false
+  const state = await tables.createFrom(table, samples)
   return state !== undefined && sameTable(state, probe)
 }
 

@@ -11,10 +11,16 @@
  * records) or where the lane must create the table (`_kafka`, identifier columns, format v3,
  * metrics modes). DynamoDB Local and s3rver.
  */
+import { setFlagsFromString } from 'node:v8'
+import { runInNewContext } from 'node:vm'
 import { describe, expect, it } from 'vitest'
+import type { KafkaRecord } from '../../lib/kafka/index.js'
 import { rng } from '../../lib/local/demo.js'
+import { decodeItem, type Item } from '../../lib/writer/decode.js'
+import { createProbed, probeLane } from '../../lib/writer/scan-tables.js'
+import { TableSet } from '../../lib/writer/tables.js'
 import { expectSame, laneRun } from './lane-compare.js'
-import type { EventRecord } from './support.js'
+import { writerSetup, type EventRecord } from './support.js'
 
 type Pick = <T>(xs: readonly T[]) => T
 
@@ -159,4 +165,36 @@ describe('the scanner lane creating a table', () => {
     const used = Object.fromEntries(Object.keys(SCENARIOS).map((name, k) => [name, on.results[k]!.recordsScanned > 0]))
     expect(used).toEqual(Object.fromEntries(Object.entries(SCENARIOS).map(([name, c]) => [name, c.lane])))
   }, 120_000)
+
+  it('holds none of the records it probed while the batch is read, and creates the table from them decoded again', async () => {
+    setFlagsFromString('--expose-gc')
+    const gc = runInNewContext('gc') as () => void
+    const { deps } = await writerSetup({ FLOE_ROUTES: JSON.stringify({ defaultNamespace: 'probe', routes: [{ topic: 'p', table: 'p' }] }) })
+    const tables = new TableSet(deps)
+    const held: WeakRef<Item>[] = []
+    let decoded = 0
+    // The probe's records, decoded from their bytes at each call (as ScanLane.probe's `firsts`), each watched.
+    const value = (i: number) => new TextEncoder().encode(JSON.stringify({ id: i, name: `n${i}`, amount: i + 0.5, blob: 'x'.repeat(10_000) }))
+    const firsts = (): Item[] =>
+      Array.from({ length: 8 }, (_, i) => {
+        const kafka: KafkaRecord = { topic: 'p', partition: 0, offset: BigInt(i), timestamp: 1_714_557_600_000, key: null, value: value(i), headers: [] }
+        const item = decodeItem(deps, kafka, 'p-0', true) as Item
+        held.push(new WeakRef(item))
+        decoded++
+        return item
+      })
+    await tables.preload('p')
+    const lane = probeLane(deps, tables, 'p', firsts)
+    expect(lane?.probe?.schema.fields.map((f) => f.name)).toEqual(['id', 'name', 'amount', 'blob'])
+    // A WeakRef keeps its target to the end of the job that made it: collect in a later one.
+    await new Promise((resolve) => setImmediate(resolve))
+    gc()
+    expect(held.filter((r) => r.deref() !== undefined)).toHaveLength(0)
+    // The lane reads the batch's records (here the same 8), then the table is created from the
+    // probed ones decoded again: the table its scanner was compiled for.
+    for (let i = 0; i < 8; i++) expect(lane!.scanner.add(value(i))).toBe(true)
+    expect(await createProbed(tables, 'p', lane!)).toBe(true)
+    expect(decoded).toBe(16)
+    expect(tables.get('p')?.schema.fields.map((f) => f.name)).toEqual(['id', 'name', 'amount', 'blob'])
+  })
 })
