@@ -80,6 +80,8 @@ const sample = () => {
 // BENCH_SNAPSHOT_MB=n: a heap snapshot (v8.writeHeapSnapshot, in the working directory) the
 // first time the JS heap in use passes n MB, to see what the peak is made of.
 let snapshotAt = Number(env.BENCH_SNAPSHOT_MB ?? Infinity)
+// Read before the clock starts (and after it stops): /proc/self/smaps takes a few ms.
+const residentBefore = residentByMapping()
 const t0 = performance.now()
 /** Each rise of the process's peak RSS (peak-rss.ts) by ≥ 4 MB between two ticks: [ms into the invocation, ms since the tick before, MB]. */
 const rises: number[][] = []
@@ -97,10 +99,9 @@ const sampler = setInterval(() => {
     console.error(`heap snapshot: ${writeHeapSnapshot()}`)
   }
 }, 5)
-const residentBefore = residentByMapping()
 const result = await writeBatch(deps, event)
-const residentAfter = residentByMapping()
 const ms = performance.now() - t0
+const residentAfter = residentByMapping()
 clearInterval(sampler)
 sample()
 // Where the memory is after the invocation (before any GC): JS heap, and outside it (wasm, buffers).
