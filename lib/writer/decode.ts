@@ -181,3 +181,22 @@ function routeItem(deps: WriterDeps, record: KafkaRecord, pkey: string, decoded:
   if (routed.kind === 'drop') return { record, pkey, tables: [], dropped: true }
   return deadItem(record, pkey, routed.reason, 'route')
 }
+
+/** The item of records `from`…`to` (exclusive) of a raw part: the first offset, the latest timestamp. */
+export function runItem(part: EventPart, tables: string[], from: number, to: number, latest: number): Item {
+  const raw = part.raw!
+  const record: KafkaRecord = {
+    topic: part.topic,
+    partition: part.partition,
+    offset: BigInt(raw.list[from]!.offset as number),
+    timestamp: latest,
+    timestampType: undefined,
+    key: null,
+    value: null,
+    headers: [],
+    rawKey: null,
+    rawValue: null,
+    error: undefined,
+  }
+  return { record, pkey: part.key, tables, run: { part: raw, from, to } }
+}

@@ -74,9 +74,9 @@ export async function writeGroup(opts: GroupOptions): Promise<GroupResult> {
   const sink = new FileSink({ ...opts, reserved: opts.lane?.reserved })
   const rows = await coerceRows(opts.tables, opts.items, sink)
   let scanned = 0
-  for (const [table, built] of opts.lane?.take() ?? []) {
+  for (const [table, built, partition] of opts.lane?.take() ?? []) {
     scanned += built.table.numRows
-    await sink.writeBuilt(table, built)
+    await sink.writeBuilt(table, built, partition)
   }
   const written = await sink.close()
   // Dead letters before the registration: never lost, and a retry overwrites them.

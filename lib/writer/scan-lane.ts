@@ -2,7 +2,8 @@
  * The scanner lane of writeBatch (FLOE_WRITER_SCAN, issue 20): the batch carried as columns. A
  * JSON topic routed by its topic alone to one table is left raw in the event (lib/kafka
  * event-parts.ts) where its partition is plain. Its table is loaded while the checkpoints are
- * read; if it exists, is unpartitioned and its `_kafka` column (if any) holds no key or headers,
+ * read; if it exists, is unpartitioned or partitioned in a way whose value the lane can check
+ * (scan-partition.ts), and its `_kafka` column (if any) holds no key or headers,
  * each record at or past the checkpoint is read from the event (raw-records.ts: offset,
  * timestamp, value bytes into one reused buffer) by a scanner compiled from the table's schema
  * (columnar/scan.ts) straight into that table's columns, its Kafka metadata into `_kafka`: no
@@ -15,8 +16,9 @@
  * The lane's rows are one file per table, written with the group's other files and registered in
  * the same transaction. They are given back to the present path (`expand`: each run's records
  * parsed and decoded in its place) whenever the premise breaks: the table evolved or failed while
- * it was prepared (scanned under a schema it no longer has), the batch is cut at the table limit
- * or needs more than one registration group, or a group attempt is retried.
+ * it was prepared (scanned under a schema it no longer has), its rows span two partition values,
+ * the batch is cut at the table limit or needs more than one registration group, or a group
+ * attempt is retried.
  *
  * Memory: the lane holds at most FLOE_MEMORY_BUDGET_MB / 2 of records (their JSON bytes, or 8
  * bytes per column where more), a table at most FLOE_TARGET_FILE_MB; past that, records take the
@@ -26,9 +28,11 @@ import { mapBounded } from '../concurrency.js'
 import { FloeError } from '../errors.js'
 import { parseRawRecord, RawRecordReader, type EventPart, type KafkaRecord, type RawPartition } from '../kafka/index.js'
 import type { ArrowBuild } from './columnar/arrow-build.js'
-import { decodeItem, type Item, type RawReader } from './decode.js'
+import { decodeItem, runItem, type Item, type RawReader } from './decode.js'
 import type { TableSet } from './tables.js'
 import { createProbed, existingLane, firstPast, otherRecordsFor, probeLane, PROBE_RECORDS, PROBE_TOTAL, type Lane } from './scan-tables.js'
+import { lanePartition } from './scan-partition.js'
+import type { PartitionTuple } from '../iceberg/index.js'
 import type { WriterDeps } from './types.js'
 
 /** Tables loaded at once (prepare.ts prepares as many at a time). */
@@ -173,11 +177,19 @@ export class ScanLane implements RawReader {
     return this.expand(items)
   }
 
-  /** After the tables are prepared: a table that evolved or failed gives its scanned records back to the present path (then `expand`). */
+  /**
+   * After the tables are prepared: a table that evolved or failed, or whose rows have no one
+   * partition value (scan-partition.ts) or one whose path the present path refuses, gives its
+   * scanned records back to the present path (then `expand`).
+   */
   settle(tables: TableSet): void {
     for (const [table, lane] of this.#lanes) {
+      if (lane === null || lane.released) continue
       const state = tables.get(table)
-      if (lane !== null && (state === undefined || state.failure !== undefined || state.schema['schema-id'] !== lane.schemaId)) this.#release(lane)
+      const kept = state !== undefined && state.failure === undefined && state.schema['schema-id'] === lane.schemaId
+      const partition = kept ? lanePartition(state.spec, state.schema, lane.scanner) : undefined
+      if (partition === undefined || (partition.length > 0 && tables.partitionProblem(state!, partition) !== undefined)) this.#release(lane)
+      else lane.partition = partition
     }
   }
 
@@ -209,12 +221,13 @@ export class ScanLane implements RawReader {
     return out
   }
 
-  /** Each table's scanned rows, built once: the group writes them as one file per table. */
-  take(): [string, ArrowBuild][] {
-    const out: [string, ArrowBuild][] = []
+  /** Each table's scanned rows, built once, with their partition value: the group writes them as one file per table. */
+  take(): [string, ArrowBuild, PartitionTuple][] {
+    const out: [string, ArrowBuild, PartitionTuple][] = []
     for (const [table, lane] of this.#lanes) {
       if (lane === null || lane.released || lane.built || lane.scanner.rows === 0) continue
-      out.push([table, lane.scanner.build()])
+      if (lane.partition === undefined) throw new FloeError(`writer: the scanner lane's rows of ${table} were taken before the table was settled`)
+      out.push([table, lane.scanner.build(), lane.partition])
       lane.bytes = 0
       // Built and empty: the next batch may take the scanner; this one never touches it again.
       lane.built = true
@@ -223,23 +236,4 @@ export class ScanLane implements RawReader {
     this.#bytes = 0
     return out
   }
-}
-
-/** The item of records `from`…`to` (exclusive) of a raw part: the first offset, the latest timestamp. */
-function runItem(part: EventPart, tables: string[], from: number, to: number, latest: number): Item {
-  const raw = part.raw!
-  const record: KafkaRecord = {
-    topic: part.topic,
-    partition: part.partition,
-    offset: BigInt(raw.list[from]!.offset as number),
-    timestamp: latest,
-    timestampType: undefined,
-    key: null,
-    value: null,
-    headers: [],
-    rawKey: null,
-    rawValue: null,
-    error: undefined,
-  }
-  return { record, pkey: part.key, tables, run: { part: raw, from, to } }
 }

@@ -23,9 +23,11 @@ import { isDeepStrictEqual } from 'node:util'
 import { isStruct, type Schema, type StructType } from '../schema/index.js'
 import { compileTableScanner, type Scanner } from './columnar/index.js'
 import { KAFKA_COLUMN } from './kafka-column.js'
+import { laneSpec } from './scan-partition.js'
 import type { Sample, TableSet, TableState } from './tables.js'
 import { jsonTopics, type Item } from './decode.js'
 import type { RawPartition } from '../kafka/index.js'
+import type { PartitionTuple } from '../iceberg/index.js'
 import type { ReplayOptions, WriterDeps } from './types.js'
 
 /** A table's share of the lane. */
@@ -44,6 +46,8 @@ export interface Lane {
   built?: boolean
   /** Once built: keep the (empty) scanner for the next batch (existingLane). */
   stow?: () => void
+  /** The partition value of every row, once the table is prepared (ScanLane.settle; [] when unpartitioned). */
+  partition?: PartitionTuple
 }
 
 const newLane = (scanner: Scanner, schemaId: number, probe?: Probe): Lane => ({ scanner, schemaId, bytes: 0, full: false, released: false, ...(probe ? { probe } : {}) })
@@ -78,12 +82,13 @@ export function existingLane(deps: WriterDeps, state: TableState): Lane | null {
 let idle: { schema: StructType; properties: Record<string, string>; limits: WriterDeps['config']['limits']; kafka: string | undefined; scanner: Scanner } | undefined
 
 /**
- * A table the lane writes: unpartitioned (no partition value per row to compute), and a `_kafka`
- * column, if the table's options ask for one, of exactly those parts (topic, partition, offset,
- * timestamp: the scanner fills no key or headers; a part the column lacks is an evolution).
+ * A table the lane writes: unpartitioned, or partitioned so that the lane can find its rows' one
+ * partition value (scan-partition.ts), and a `_kafka` column, if the table's options ask for one,
+ * of exactly those parts (topic, partition, offset, timestamp: the scanner fills no key or
+ * headers; a part the column lacks is an evolution).
  */
 function scannable(state: TableState): boolean {
-  if (state.failure !== undefined || state.spec.fields.length > 0) return false
+  if (state.failure !== undefined || !laneSpec(state.spec, state.schema)) return false
   // Matching keys ignoring case, the present path reads field `a` from key `A` when it has no `a`: the scanner reads keys exactly.
   if (state.options.caseInsensitive && namesAlikeButCase(state.schema)) return false
   if (state.kafka.length === 0) return true

@@ -69,10 +69,10 @@ export class FileSink {
     return this.#pool.add(table, partition, partitionKeyOf(partition), row, bytes)
   }
 
-  /** The scanner lane's rows of `table` (scan-lane.ts) as one file of the table (unpartitioned), encoded on this thread. */
-  async writeBuilt(table: string, built: ArrowBuild): Promise<void> {
+  /** The scanner lane's rows of `table` (scan-lane.ts), all of `partition`, as one file of the table, encoded on this thread. */
+  async writeBuilt(table: string, built: ArrowBuild, partition: PartitionTuple): Promise<void> {
     const { tables } = this.#opts
-    await this.#writeFile({ table, partition: [], partitionKey: partitionKeyOf([]), rows: [], bytes: 0 }, tables.encodeBuilt(tables.get(table)!, built))
+    await this.#writeFile({ table, partition, partitionKey: partitionKeyOf(partition), rows: [], bytes: 0 }, tables.encodeBuilt(tables.get(table)!, built))
   }
 
   /** Write what is still buffered; the paths are known even when this throws (see `paths`). */

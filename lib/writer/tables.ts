@@ -170,6 +170,11 @@ export class TableSet {
     return { row, partition, bytes }
   }
 
+  /** Why a partition value's file path is refused (FLOE_MAX_PARTITION_VALUE_BYTES, S3's key limit), or undefined: the check buildRow makes. */
+  partitionProblem(state: TableState, partition: PartitionTuple): string | undefined {
+    return this.#paths.problem(state, partition)
+  }
+
   /** Coerce JSON.parse's value when `fast`, the exact decoding where the coercer asks for it (no closure per record). */
   #coerce(state: TableState, record: KafkaRecord, input: Record<string, unknown>, fast: true | undefined): Coerced {
     if (!fast) return state.coerce(input)

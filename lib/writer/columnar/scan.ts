@@ -34,6 +34,7 @@ import { BooleanColumn, StringColumn, type ScanColumn } from './scan-leaves.js'
 import { KAFKA_SCANNED, KafkaColumn, ListColumn, StructColumn, type KafkaMeta } from './scan-nested.js'
 import { LongColumn, NumberColumn, numberKind } from './scan-numbers.js'
 import { InferredStringColumn, InferredTimestampColumn, keysInOrder } from './scan-inferred.js'
+import { columnRange, type ColumnRange } from './scan-range.js'
 
 export interface Scanner {
   /** Rows scanned since the last build. */
@@ -54,6 +55,11 @@ export interface Scanner {
    * order, as inference over these rows would order them (scan-inferred.ts `keysInOrder`).
    */
   keysInOrder(): boolean
+  /**
+   * The least and greatest value of top-level field `k` over the rows (null: all null;
+   * undefined: some null, or a column it does not range), for a partitioned table's lane (scan-range.ts).
+   */
+  range(k: number): ColumnRange | undefined
 }
 
 /** Leaf statistics in schema order, as compileArrowBuilder registers them; the top-level metadata column's name, if any. */
@@ -173,6 +179,7 @@ export function compileScanner(schema: StructType, limits: RecordLimits, opts: S
       root.reserve(root.length + rows)
     },
     keysInOrder: () => keysInOrder(root),
+    range: (k) => columnRange(root.children[k]!, root.length),
     build() {
       for (const s of c.stats) {
         s.valueCount = 0
