@@ -13,6 +13,8 @@ export interface WriterSummary {
   deadLetters: number
   dropped: number
   belowCheckpoint: number
+  /** Records the scanner lane read straight into columns (FLOE_WRITER_SCAN). */
+  recordsScanned: number
   tables: { table: string; rows: number; files: number }[]
 }
 
@@ -23,6 +25,7 @@ export function summarizeWrite(r: WriteResult): WriterSummary {
     deadLetters: r.deadLetters,
     dropped: r.dropped,
     belowCheckpoint: r.belowCheckpoint,
+    recordsScanned: r.recordsScanned,
     tables: r.tables.map((t) => ({ table: t.table, rows: t.rows, files: t.files })),
   }
 }

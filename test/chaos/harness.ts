@@ -71,6 +71,8 @@ export interface HarnessEnv {
   bucket: string
   /** A foreign engine's append to a table (between a committer's load and swap). */
   foreignAppend?: (namespace: string, table: string) => Promise<void>
+  /** The tables' partitionBy (default: unpartitioned), e.g. ["hour(ts)"]: a record's minute puts batches in one hour or across two. */
+  partitionBy?: string[]
 }
 
 export interface ScheduleResult {
@@ -87,6 +89,8 @@ export interface ScheduleResult {
   dangling: number
   foreignRows: number
   invocations: number
+  /** Records the writer's scanner lane read (its answers' recordsScanned; duplicate deliveries aside). */
+  scanned: number
   /** Batches the mapping delivered (retries included), by what closed them. */
   batches: Record<ClosedBy, number>
   ok: boolean
@@ -112,7 +116,13 @@ export function containerEnv(env: HarnessEnv): Record<string, string> {
       // Snapshots expire as soon as maintenance runs (it only runs in maintenance schedules).
       // Manifests merge on append, and are rewritten by maintenance, from 4 small ones (not 100):
       // both happen within a schedule's few dozen commits.
-      tableDefaults: { autoCreate: true, evolveSchema: true, kafkaMetadata: ['topic', 'partition', 'offset'], properties: { 'history.expire.max-snapshot-age-ms': '0', 'commit.manifest.min-count-to-merge': '4' } },
+      tableDefaults: {
+        autoCreate: true,
+        evolveSchema: true,
+        kafkaMetadata: ['topic', 'partition', 'offset'],
+        properties: { 'history.expire.max-snapshot-age-ms': '0', 'commit.manifest.min-count-to-merge': '4' },
+        ...(env.partitionBy?.length ? { partitionBy: env.partitionBy } : {}),
+      },
       routes: [{ table: '{topic}' }],
       unrouted: 'dead-letter',
     }),
@@ -269,6 +279,7 @@ export async function runSchedule(env: HarnessEnv, fleet: Fleet, seed: number, i
   const maintains = plan.faults.some((f) => MAINTENANCE_FAULTS.includes(f))
   let invocations = 0
   let writerCalls = 0
+  let scanned = 0
 
   const killOn = (c: Container, f: Fault, match: (req: Parameters<Rule>[0]) => boolean, after = false): Rule => (req) => {
     if (!match(req)) return { action: 'forward' }
@@ -501,6 +512,7 @@ export async function runSchedule(env: HarnessEnv, fleet: Fleet, seed: number, i
     } finally {
       disarm()
     }
+    if (outcome.ok) scanned += (outcome.result as { recordsScanned?: number } | undefined)?.recordsScanned ?? 0
     if (outcome.ok && take('duplicate-delivery', 0.4)) {
       fire('duplicate-delivery')
       disarm()
@@ -658,6 +670,7 @@ export async function runSchedule(env: HarnessEnv, fleet: Fleet, seed: number, i
     dangling,
     foreignRows: tables.reduce((s, t) => s + t.foreignRows, 0),
     invocations,
+    scanned,
     batches,
     ok,
   }

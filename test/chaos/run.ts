@@ -1,7 +1,9 @@
 /**
- * `npm run chaos -- --schedules N --seed S [--only I] [--parallel L]`: run N fault-injection
- * schedules against DynamoDB Local and s3rver, over L lanes (default: cores + 1, at most 4), and
- * print what was injected and what the independent reader found.
+ * `npm run chaos -- --schedules N --seed S [--only I] [--parallel L] [--partition-by 'hour(ts)']`:
+ * run N fault-injection schedules against DynamoDB Local and s3rver, over L lanes (default: cores
+ * + 1, at most 4), and print what was injected and what the independent reader found. Tables are
+ * unpartitioned in even lanes and partitioned by `hour(ts)` in odd ones (a schedule's records span
+ * 70 minutes: a batch's rows fall in one hour or across two), or by `--partition-by` in every lane.
  * Exits non-zero if any record was lost or duplicated; a failure prints its seed and schedule
  * index so it can be replayed exactly with --only.
  */
@@ -30,6 +32,7 @@ const { values } = parseArgs({
     // Lanes of containers: schedules spend much of their time waiting on the emulators, so one
     // lane more than there are cores keeps the CPUs busy (3 on a 2-core machine).
     parallel: { type: 'string', default: String(Math.min(4, availableParallelism() + 1)) },
+    'partition-by': { type: 'string', multiple: true },
   },
 })
 const seed = Number(values.seed)
@@ -59,11 +62,14 @@ env.foreignAppend = makeForeignAppender(env, clients)
 // Independent lanes: each has its own containers and its own pipeline (so its committers see
 // only its own tables); schedules are spread over the lanes.
 const lanes = Array.from({ length: Math.max(1, Number(values.parallel)) }, (_, i) => {
-  const laneEnv = { ...env, pipeline: `${env.pipeline}l${i}` }
+  const partitionBy = values['partition-by'] ?? (i % 2 === 1 ? ['hour(ts)'] : [])
+  const laneEnv = { ...env, pipeline: `${env.pipeline}l${i}`, partitionBy }
   return { env: laneEnv, fleet: new Fleet(laneEnv) }
 })
 let exitCode = 0
 const totals = { schedules: 0, produced: 0, inTable: 0, inDeadLetters: 0, lost: 0, duplicated: 0, both: 0, offsetMismatches: 0, orphansFound: 0, orphansLeft: 0, dangling: 0, foreignRows: 0, invocations: 0 }
+/** Records the writer's scanner lane read, in unpartitioned and in partitioned lanes. */
+const scanned = { unpartitioned: 0, partitioned: 0 }
 const batches = { count: 0, payload: 0, window: 0 }
 const injected: Record<string, number> = Object.fromEntries(FAULTS.map((f) => [f, 0]))
 const started = Date.now()
@@ -75,7 +81,9 @@ process.once('SIGINT', () => void stop().then(() => process.exit(130)))
 try {
   await Promise.all(lanes.map((l) => l.fleet.start()))
   const queue = [...indexes]
-  const record = (index: number, result: ScheduleResult) => {
+  /** The command that runs schedule `index` again, in a lane like the one it ran in. */
+  const replay = (index: number, partitionBy: string[]) => `replay: npm run chaos -- --seed ${seed} --only ${index}${partitionBy.map((p) => ` --partition-by '${p}'`).join('')}`
+  const record = (index: number, result: ScheduleResult, partitionBy: string[]) => {
     totals.schedules++
     totals.produced += result.verdict.produced
     totals.inTable += result.verdict.inTable
@@ -89,13 +97,14 @@ try {
     totals.dangling += result.dangling
     totals.foreignRows += result.foreignRows
     totals.invocations += result.invocations
+    scanned[partitionBy.length ? 'partitioned' : 'unpartitioned'] += result.scanned
     for (const [k, n] of Object.entries(result.batches)) batches[k as keyof typeof batches] += n
     for (const [f, n] of Object.entries(result.injected)) injected[f] = (injected[f] ?? 0) + (n ?? 0)
     if (!result.ok) {
       exitCode = 1
-      console.error(`FAILED seed=${seed} index=${index} faults=${result.faults.join(',')}`)
+      console.error(`FAILED seed=${seed} index=${index} faults=${result.faults.join(',')} partitionBy=${JSON.stringify(partitionBy)}`)
       console.error(JSON.stringify({ lost: result.verdict.lost.slice(0, 10), duplicated: result.verdict.duplicated.slice(0, 10), both: result.verdict.both.slice(0, 10), offsets: result.verdict.offsetMismatches, orphansLeft: result.orphansLeft, dangling: result.dangling }, null, 2))
-      console.error(`replay: npm run chaos -- --seed ${seed} --only ${index}`)
+      console.error(replay(index, partitionBy))
     }
     if (totals.schedules % 10 === 0 || indexes.length < 10) {
       const s = ((Date.now() - started) / 1000).toFixed(0)
@@ -106,10 +115,10 @@ try {
     lanes.map(async ({ env: laneEnv, fleet }) => {
       for (let index = queue.shift(); index !== undefined; index = queue.shift()) {
         try {
-          record(index, await runSchedule(laneEnv, fleet, seed, index))
+          record(index, await runSchedule(laneEnv, fleet, seed, index), laneEnv.partitionBy)
         } catch (err) {
           console.error(`schedule seed=${seed} index=${index} crashed: ${(err as Error).stack}`)
-          console.error(`replay: npm run chaos -- --seed ${seed} --only ${index}`)
+          console.error(replay(index, laneEnv.partitionBy))
           exitCode = 1
         }
       }
@@ -133,6 +142,7 @@ console.log(`  offset mismatches    ${totals.offsetMismatches}`)
 console.log(`  orphan files found   ${totals.orphansFound} (left after orphan cleanup: ${totals.orphansLeft})`)
 console.log(`  dangling references  ${totals.dangling} (files a kept snapshot names that do not exist)`)
 console.log(`  foreign rows         ${totals.foreignRows}`)
+console.log(`  records scanned      ${scanned.unpartitioned} in unpartitioned lanes, ${scanned.partitioned} in partitioned ones (the writer's scanner lane)`)
 console.log(`  elapsed              ${((Date.now() - started) / 1000).toFixed(1)} s`)
 console.log('  faults injected by kind')
 for (const f of FAULTS) console.log(`    ${f.padEnd(30)} ${injected[f]}`)
