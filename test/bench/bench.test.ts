@@ -31,6 +31,10 @@ describe('bench', () => {
       for (const x of w.rows) expect(x.perEvent.wallMs * x.cpuMs).toBeGreaterThan(0)
     }
     expect(formatResults(r)).toContain('#### Two workers')
+    // The day(ts)-partitioned table, lane on and off: the same files, and the lane's own.
+    expect(r.partitioned!.rows.map((x) => x.scan)).toEqual([true, false])
+    expect(r.partitioned!.rows[0]!.files).toBe(r.partitioned!.rows[1]!.files)
+    expect(formatResults(r)).toContain('#### A partitioned table')
     expect(r.memory).toHaveLength(SIZES.smoke.memory.budgets.length)
     const m = r.memory[0]!
     expect(m.tables).toBe(SIZES.smoke.memory.tables)

@@ -13,6 +13,7 @@ import { benchMemory, type MemoryResult } from './memory.js'
 import { profile, type ProfileSummary } from './profile.js'
 import { benchThroughput, profileWriter, type ThroughputResult } from './throughput.js'
 import { benchWorkers, workersTable, type WorkersResult } from './workers.js'
+import { benchPartitioned, partitionedTable, type PartitionedResult } from './partitioned.js'
 
 export interface BenchSizes {
   mode: 'full' | 'quick' | 'smoke'
@@ -74,6 +75,8 @@ export interface BenchResults {
   throughput: ThroughputResult[]
   /** FLOE_WRITER_WORKERS 0 and 2 over the same events (workers.ts). */
   workers?: WorkersResult[]
+  /** The narrow events into a day(ts)-partitioned table, scanner lane on and off (partitioned.ts). */
+  partitioned?: PartitionedResult
   memory: MemoryResult[]
   commit: CommitResult[]
   cost: CostModel
@@ -99,6 +102,7 @@ export async function runBench(
     log(`throughput: ${sizes.narrowRecords} narrow records, ${sizes.wideRecords} wide (200-column) records, ${sizes.runs} runs each`)
     const throughput: ThroughputResult[] = []
     const workers: WorkersResult[] = []
+    let partitioned: PartitionedResult | undefined
     for (const [name, count, make] of [
       ['narrow', sizes.narrowRecords, narrowRecord],
       ['wide', sizes.wideRecords, (i: number) => wideRecord(i)],
@@ -106,7 +110,8 @@ export async function runBench(
       const ds = makeDataset(name, count, make, { partitions: 4 })
       throughput.push(await benchThroughput(clients, tables, ds, sizes.runs, log))
       workers.push(await benchWorkers(clients, tables, ds, sizes.runs, [0, 2], log))
-      partial({ mode: sizes.mode, machine: m, sizes, throughput, workers })
+      if (name === 'narrow') partitioned = await benchPartitioned(clients, tables, ds, sizes.runs, log)
+      partial({ mode: sizes.mode, machine: m, sizes, throughput, workers, partitioned })
     }
 
     log(`memory: budgets ${sizes.memory.budgets.join(', ')} MB, ${sizes.memory.tables} tables × ${sizes.memory.slots} partition values`)
@@ -131,6 +136,7 @@ export async function runBench(
       sizes,
       throughput,
       workers,
+      partitioned,
       memory,
       commit,
       cost,
@@ -167,6 +173,16 @@ export function formatThroughput(throughput: ThroughputResult[]): string {
   out.push('', 'Encode-only stages (ms, median): ' + throughput.map((x) => `${x.dataset}: ${Object.entries(x.encodeOnly.stagesMs).map(([k, v]) => `${k} ${v}`).join(', ')}`).join('; '))
   out.push('Parquet bytes: ' + throughput.map((x) => `${x.dataset}: Floe ${x.floe.parquetBytes} in ${x.floe.files} files (${x.events} events), DuckDB ${x.duckdb.parquetBytes}`).join('; '))
   return out.join('\n')
+}
+
+/** Markdown of the partitioned rows. */
+export function formatPartitioned(r: PartitionedResult): string {
+  return ['#### A partitioned table (writeBatch as above; each event\'s records in one day: the scanner lane writes them as one file of it)', '', pad(partitionedTable(r))].join('\n')
+}
+
+/** The partitioned rows alone (`npm run bench -- --only partitioned`): the narrow input into a day(ts)-partitioned table, lane on and off. */
+export async function runPartitionedBench(sizes: BenchSizes, log: (s: string) => void = () => undefined): Promise<PartitionedResult> {
+  return withBenchTables('bench', (clients, tables) => benchPartitioned(clients, tables, makeDataset('narrow', sizes.narrowRecords, narrowRecord, { partitions: 4 }), sizes.runs, log))
 }
 
 /** The throughput rows alone (`npm run bench -- --only throughput`): endpoints up, the narrow and wide inputs, nothing else. */
@@ -221,6 +237,7 @@ export function formatResults(r: BenchResults): string {
     out.push('', '#### Two workers (FLOE_WRITER_WORKERS; writeBatch as above; CPU of every thread of the process; one event = one ≤ 6 MB invocation, DuckDB over that event\'s records)', '')
     out.push(pad(workersTable(r.workers)))
   }
+  if (r.partitioned) out.push('', formatPartitioned(r.partitioned))
   out.push('', '#### Writer memory (one 6 MB event, 200 columns; child process per run)', '')
   const mt: (string | number)[][] = [['budget MB', 'records', 'tables', 'files', 'flushes budget/end', 'peakBufferedBytes MB', 'RSS before MB', 'peak RSS MB', 'after: JS heap / external MB', 'ms']]
   for (const x of r.memory) mt.push([x.budgetMB, x.records, x.tables, x.files, `${x.flushes.budget ?? 0}/${x.flushes.end ?? 0}`, round(x.peakBufferedBytes / 2 ** 20, 1), x.rssBeforeMB, x.peakRssMB, x.after ? `${x.after.heapUsedMB} / ${x.after.externalMB}` : '', x.ms])

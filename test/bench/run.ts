@@ -6,14 +6,15 @@
  * (default 10,1000; 10,000 takes a few more minutes). `--only maintenance` runs just the
  * compaction-memory and table-history rows (file:// only, no endpoints); `--only commit` just the
  * commit rows at `--batches` pending batches, one snapshot each, with where the time went;
- * `--only throughput` just the writer-throughput rows (Floe writeBatch, encode only, DuckDB).
+ * `--only throughput` just the writer-throughput rows (Floe writeBatch, encode only, DuckDB);
+ * `--only partitioned` just the narrow input into a day(ts)-partitioned table, scanner lane on and off.
  * `npm run bench -- --scale [--out scale-results.json]`: the scale load test only (scale.ts,
  * docs/scale.md): per-key request rates before and after write sharding, and the model table.
  */
 import { writeFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import { loadavg } from 'node:os'
-import { formatMaintenance, formatResults, formatThroughput, runBench, runCommitBench, runMaintenanceBench, runThroughputBench, SIZES } from './bench.js'
+import { formatMaintenance, formatPartitioned, formatResults, formatThroughput, runBench, runCommitBench, runMaintenanceBench, runPartitionedBench, runThroughputBench, SIZES } from './bench.js'
 import { machine } from './common.js'
 
 const { values } = parseArgs({
@@ -50,6 +51,13 @@ if (values.only === 'throughput') {
   writeFileSync(values.out, JSON.stringify({ mode: sizes.mode, only: 'throughput', machine: machine(), loadAverageAtEnd: loadavg(), throughput }, null, 2) + '\n')
   console.log(`load average at end: ${loadavg().map((l) => l.toFixed(2)).join(' / ')}\n`)
   console.log(formatThroughput(throughput))
+  console.log(`\nwrote ${values.out}`)
+  process.exit(0)
+}
+if (values.only === 'partitioned') {
+  const partitioned = await runPartitionedBench(sizes, log)
+  writeFileSync(values.out, JSON.stringify({ mode: sizes.mode, only: 'partitioned', machine: machine(), partitioned }, null, 2) + '\n')
+  console.log(formatPartitioned(partitioned))
   console.log(`\nwrote ${values.out}`)
   process.exit(0)
 }

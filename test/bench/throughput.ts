@@ -67,6 +67,8 @@ export interface Ctx {
   catalogTable: string
   dir: string
   stamp: string
+  /** The table's partitionBy (partitioned.ts); unpartitioned when absent. */
+  partitionBy?: string[]
 }
 
 /**
@@ -89,7 +91,7 @@ export async function floeRun(
       FLOE_WAREHOUSE: `file://${join(ctx.dir, 'warehouse')}`,
       FLOE_CONTROL_TABLE: ctx.controlTable,
       FLOE_CATALOG_TABLE: ctx.catalogTable,
-      FLOE_ROUTES: JSON.stringify({ routes: [{ table }] }),
+      FLOE_ROUTES: JSON.stringify({ routes: [{ table }], ...(ctx.partitionBy ? { tables: { [table]: { partitionBy: ctx.partitionBy } } } : {}) }),
       ...settings,
     },
   )
