@@ -187,8 +187,8 @@ export class ScanLane implements RawReader {
       if (lane === null || lane.released) continue
       const state = tables.get(table)
       const kept = state !== undefined && state.failure === undefined && state.schema['schema-id'] === lane.schemaId
-      const partition = kept ? lanePartition(state.spec, state.schema, lane.scanner) : undefined
-      if (partition === undefined || (partition.length > 0 && tables.partitionProblem(state!, partition) !== undefined)) this.#release(lane)
+      const partition = kept ? lanePartition(state.spec, state.schema, lane.scanner, (p) => tables.partitionProblem(state, p)) : undefined
+      if (partition === undefined) this.#release(lane)
       else lane.partition = partition
     }
   }

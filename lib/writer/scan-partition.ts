@@ -23,41 +23,54 @@ const RANGED = new Set(['int', 'long', 'date', 'timestamp', 'timestamptz', 'stri
 /** Each partition field's source: its index among the schema's top-level fields, or -1 when it is not one. */
 const sourceIndexes = (spec: PartitionSpec, schema: Schema): number[] => spec.fields.map((f) => schema.fields.findIndex((c) => c.id === f['source-id']))
 
+/** A transform's kind; undefined for one Floe does not know (another engine's metadata may name any). */
+function kindOf(transform: string): string | undefined {
+  try {
+    return parseTransform(transform).kind
+  } catch {
+    return undefined
+  }
+}
+
 /** Whether the lane can find the partition value of `spec`'s rows (see the module comment). */
 export function laneSpec(spec: PartitionSpec, schema: Schema): boolean {
   const sources = sourceIndexes(spec, schema)
   return spec.fields.every((f, k) => {
-    const kind = parseTransform(f.transform).kind
+    const kind = kindOf(f.transform)
     // Void is null whatever its source holds.
     if (kind === 'void') return true
     const source = schema.fields[sources[k]!]
-    return source !== undefined && RANGED.has(source.type as string) && ORDERED.has(kind)
+    return source !== undefined && kind !== undefined && RANGED.has(source.type as string) && ORDERED.has(kind)
   })
 }
 
 /**
  * The one partition tuple of every row the scanner holds, as partitionTuple gives it for each of
- * them; undefined when the rows have more than one, or the spec is not one the lane checks.
+ * them; undefined when the rows have more than one, the spec is not one the lane checks, or the
+ * tuple is one the present path would not write: `problem` (its path check, FLOE_MAX_PARTITION_VALUE_BYTES)
+ * names a problem or throws (a date past what a path can spell), or partitionTuple throws. Those
+ * records are the present path's to dead-letter, each with its reason.
  */
-export function lanePartition(spec: PartitionSpec, schema: Schema, scanner: Scanner): PartitionTuple | undefined {
+export function lanePartition(spec: PartitionSpec, schema: Schema, scanner: Scanner, problem: (p: PartitionTuple) => string | undefined): PartitionTuple | undefined {
   if (spec.fields.length === 0) return []
   if (scanner.rows === 0 || !laneSpec(spec, schema)) return undefined
   const least: Record<string, unknown> = {}
   const greatest: Record<string, unknown> = {}
   const sources = sourceIndexes(spec, schema)
   for (const [k, f] of spec.fields.entries()) {
-    if (parseTransform(f.transform).kind === 'void') continue
+    if (kindOf(f.transform) === 'void') continue
     const range = scanner.range(sources[k]!)
     if (range === undefined) return undefined
     const name = schema.fields[sources[k]!]!.name
     least[name] = range === null ? null : range[0]
     greatest[name] = range === null ? null : range[1]
   }
+  // Anything thrown here gives the records to the present path, which meets it again per record.
   try {
     const tuple = partitionTuple(spec, schema, least)
-    return partitionKeyOf(tuple) === partitionKeyOf(partitionTuple(spec, schema, greatest)) ? tuple : undefined
+    if (partitionKeyOf(tuple) !== partitionKeyOf(partitionTuple(spec, schema, greatest))) return undefined
+    return problem(tuple) === undefined ? tuple : undefined
   } catch {
-    // A value the transform refuses: the present path dead-letters its record.
     return undefined
   }
 }

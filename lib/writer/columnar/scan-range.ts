@@ -43,6 +43,7 @@ function numberRange(values: Float64Array, n: number): [number, number] {
     if (v < min) min = v
     else if (v > max) max = v
   }
-  // An int read from `-0` is 0 in its column (Int32Array) and in its partition value.
-  return [min + 0, max + 0]
+  // An int or date read from `-0` stays -0 here, as in the present path's row: -0 and 0 are one
+  // partition value (one buffer key, path and Avro int), whichever of them a tuple holds.
+  return [min, max]
 }
