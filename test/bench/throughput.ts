@@ -171,6 +171,9 @@ export async function duckdbRun(ndjson: string, out: string): Promise<RunFigures
   const conn = await instance.connect()
   try {
     await conn.run('SET threads=1')
+    // As before each Floe pass: process.cpuUsage() counts V8's helper threads too, and a pass's
+    // garbage collected concurrently during DuckDB's run would be charged to DuckDB.
+    collectGarbage()
     const cpu = process.cpuUsage()
     const t0 = performance.now()
     await conn.run(`COPY (SELECT * FROM read_json('${ndjson}')) TO '${out}' (FORMAT parquet, COMPRESSION zstd)`)
