@@ -6,7 +6,7 @@ export { dataFileToJSON, dataFileFromJSON, encodeDataFile } from './datafile-jso
 export { parseJson, stringifyJson, toBigInt } from './json.js'
 export type { DataFile, ManifestEntry, ManifestFile, PartitionField, PartitionSpec, PartitionTuple, PartitionValue, Snapshot, SnapshotRef, SortOrder, TableMetadata } from './types.js'
 export { canTransform, parseTransform } from './transforms.js'
-export { parsePartitionExpr, parsePartitionBy, partitionPath, partitionTuple } from './partition.js'
+export { fieldTransforms, parsePartitionExpr, parsePartitionBy, partitionPath, partitionTuple } from './partition.js'
 export { planExpiry } from './expire.js'
 export { boundsFor, metricsModeFor, METRICS_DEFAULT_PROPERTY, type MetricsMode } from './metrics.js'
 export type { BoundValue } from './conversions.js'

@@ -129,10 +129,26 @@ export function partitionTuple(spec: PartitionSpec, schema: Schema, row: Record<
     const source = sourceOf(columns, field)
     let value: unknown = row
     for (const key of source.path) value = value === null || value === undefined ? undefined : (value as Record<string, unknown>)[key]
-    // The writer's rows may hold a long, time or timestamp as a safe-integer number (lib/writer/columnar coerce.ts longsAsNumbers).
-    if (typeof value === 'number' && INT64_TYPES.has(source.field.type as string)) value = BigInt(value)
-    return applyTransform(field.transform, source.field.type as string, value)
+    return transformValue(field.transform, source.field.type as string, value)
   })
+}
+
+/**
+ * Each field of `spec` as a function of its source column's value alone, as partitionTuple applies
+ * it to a row's (the writer's scanner lane groups its rows by these: lib/writer/scan-partition.ts).
+ */
+export function fieldTransforms(spec: PartitionSpec, schema: Schema): ((value: unknown) => PartitionValue)[] {
+  const columns = sourceColumns(schema)
+  return spec.fields.map((field) => {
+    const type = sourceOf(columns, field).field.type as string
+    const transform = parseTransform(field.transform)
+    return (value) => transformValue(transform, type, value)
+  })
+}
+
+function transformValue(transform: string | Transform, type: string, value: unknown): PartitionValue {
+  // The writer's rows may hold a long, time or timestamp as a safe-integer number (lib/writer/columnar coerce.ts longsAsNumbers).
+  return applyTransform(transform, type, typeof value === 'number' && INT64_TYPES.has(type) ? BigInt(value) : value)
 }
 
 const INT64_TYPES = new Set(['long', 'time', 'timestamp', 'timestamptz', 'timestamp_ns', 'timestamptz_ns'])

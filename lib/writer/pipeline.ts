@@ -87,7 +87,7 @@ export async function writeBatch(deps: WriterDeps, event: unknown, opts: WriteOp
   const groups: Segment[][] = replay
     ? [[...new Set(items.map((i) => i.pkey))].map((key) => ({ key, tables: new Set<string>() }))]
     : planRegistration(items, (t) => tables.get(t)?.failure === undefined, cuts, maxTransactionItems)
-  // The lane's rows are one file per table, registered by the batch's one group: with more groups they take the present path.
+  // The lane's rows are a file per table and partition value, registered by the batch's one group: with more groups they take the present path.
   if (groups.length !== 1 && lane) items = lane.releaseAll(items)
   const ctx: BatchContext = { deps, tables, byKey, writerId, replay, heap, lane }
   const done = await registerGroups(ctx, items, groups, checkpoints)

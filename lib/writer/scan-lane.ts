@@ -2,27 +2,28 @@
  * The scanner lane of writeBatch (FLOE_WRITER_SCAN, issue 20): the batch carried as columns. A
  * JSON topic routed by its topic alone to one table is left raw in the event (lib/kafka
  * event-parts.ts) where its partition is plain. Its table is loaded while the checkpoints are
- * read; if it exists, is unpartitioned or partitioned in a way whose value the lane can check
- * (scan-partition.ts), and its `_kafka` column (if any) holds no key or headers,
- * each record at or past the checkpoint is read from the event (raw-records.ts: offset,
- * timestamp, value bytes into one reused buffer) by a scanner compiled from the table's schema
- * (columnar/scan.ts) straight into that table's columns, its Kafka metadata into `_kafka`: no
- * KafkaRecord, no decoded value, no guard walk, no coerced row, no item per record. Consecutive
- * scanned records are one item (a `run`). A record the scanner does not read exactly — anything
- * the present path might store differently, evolve the table for or dead-letter — is parsed and
- * decoded the present way where it stands and goes on as before. A table that does not exist yet
- * is probed: its schema inferred from its first records, then every record read or none (scan-tables.ts).
+ * read; if the lane writes it (scan-tables.ts: unpartitioned or partitioned as scan-partition.ts
+ * reads, a `_kafka` column without key or headers), each record at or past the checkpoint is read
+ * from the event (raw-records.ts: offset, timestamp, value bytes into one reused buffer) by a
+ * scanner compiled from the table's schema (columnar/scan.ts) straight into its columns, its Kafka
+ * metadata into `_kafka`: no KafkaRecord, no decoded value, no guard walk, no coerced row, no item
+ * per record. Consecutive scanned records are one item (a `run`). A record the scanner does not
+ * read exactly — anything the present path might store differently, evolve the table for or
+ * dead-letter — is parsed and decoded the present way where it stands and goes on as before. A
+ * table that does not exist yet is probed: its schema inferred from its first records, then every
+ * record read or none (scan-tables.ts).
  *
- * The lane's rows are one file per table, written with the group's other files and registered in
- * the same transaction. They are given back to the present path (`expand`: each run's records
- * parsed and decoded in its place) whenever the premise breaks: the table evolved or failed while
- * it was prepared (scanned under a schema it no longer has), its rows span two partition values,
- * the batch is cut at the table limit or needs more than one registration group, or a group
- * attempt is retried.
+ * The lane's rows are a file per table and partition value (scan-partition.ts), written with the
+ * group's other files and registered in the same transaction. They are given back to the present
+ * path (`expand`: each run's records parsed and decoded in its place) whenever the premise breaks:
+ * the table evolved or failed while it was prepared (scanned under a schema it no longer has), a
+ * partition value is one the present path refuses, the batch is cut at the table limit or needs
+ * more than one registration group, or a group attempt is retried.
  *
- * Memory: the lane holds at most FLOE_MEMORY_BUDGET_MB / 2 of records (their JSON bytes, or 8
- * bytes per column where more), a table at most FLOE_TARGET_FILE_MB; past that, records take the
- * present path. Columns are reserved within that share; the sink's budget is what is left.
+ * Memory: the lane holds at most FLOE_MEMORY_BUDGET_MB / 2 of records (their JSON bytes, or 8 bytes
+ * per column where more, and a partitioned table's rows their places: scan-tables.ts PLACE_BYTES),
+ * a table at most FLOE_TARGET_FILE_MB; past that, records take the present path. Columns are
+ * reserved within that share; the sink's budget is what is left.
  */
 import { mapBounded } from '../concurrency.js'
 import { FloeError } from '../errors.js'
@@ -31,7 +32,7 @@ import type { ArrowBuild } from './columnar/arrow-build.js'
 import { decodeItem, runItem, type Item, type RawReader } from './decode.js'
 import type { TableSet } from './tables.js'
 import { createProbed, existingLane, firstPast, otherRecordsFor, probeLane, PROBE_RECORDS, PROBE_TOTAL, type Lane } from './scan-tables.js'
-import { lanePartition } from './scan-partition.js'
+import { laneFiles, readAgain, rowPlaces } from './scan-partition.js'
 import type { PartitionTuple } from '../iceberg/index.js'
 import type { WriterDeps } from './types.js'
 
@@ -53,8 +54,7 @@ export class ScanLane implements RawReader {
   constructor(deps: WriterDeps) {
     this.#deps = deps
   }
-
-  /** The JSON bytes of the records the lane holds, charged against FLOE_MEMORY_BUDGET_MB. */
+  /** What the records the lane holds are charged against FLOE_MEMORY_BUDGET_MB (see the module comment). */
   get reserved(): number {
     return this.#bytes
   }
@@ -122,12 +122,18 @@ export class ScanLane implements RawReader {
       }
       // A table the batch creates is read all or nothing (scan-tables.ts).
       if (lane?.probe !== undefined && !lane.released) this.#release(lane)
-      if (from >= 0) items.push(runItem(part, tables, from, i, latest))
+      if (from >= 0) items.push(this.#run(lane!, part, from, i, latest))
       from = -1
       items.push(this.#decode(parseRawRecord(raw, i), part.key))
     }
-    if (from >= 0) items.push(runItem(part, tables, from, list.length, latest))
+    if (from >= 0) items.push(this.#run(lane!, part, from, list.length, latest))
     return below
+  }
+
+  /** The item of records `from` to `to` (excluded) of `part`, scanned: the lane notes where its rows came from. */
+  #run(lane: Lane, part: EventPart, from: number, to: number, latest: number): Item {
+    lane.runs.push({ raw: part.raw!, from, to })
+    return runItem(part, this.#routes.get(part.topic)!, from, to, latest)
   }
 
   /** Room in the lane's columns for `rows` more rows at once, as many as its memory share has room for. */
@@ -144,8 +150,8 @@ export class ScanLane implements RawReader {
     const value = reader.value
     const { memoryBudgetBytes, targetFileBytes, limits } = this.#deps.config
     if (value.byteLength > limits.maxRecordBytes) return false
-    // Charged its JSON bytes, or what its row takes in the columns where that is more (a sparse record of a wide table).
-    const n = Math.max(value.byteLength, lane.scanner.rowBytes)
+    // Charged its JSON bytes, or what its row takes in the columns where that is more (a sparse record of a wide table), and its place.
+    const n = Math.max(value.byteLength, lane.scanner.rowBytes) + lane.placeBytes
     // Once a record does not fit, the rest of the table's records take the present path too.
     if (this.#bytes + n > memoryBudgetBytes / 2 || lane.bytes + n > targetFileBytes) {
       lane.full = true
@@ -178,18 +184,18 @@ export class ScanLane implements RawReader {
   }
 
   /**
-   * After the tables are prepared: a table that evolved or failed, or whose rows have no one
-   * partition value (scan-partition.ts) or one whose path the present path refuses, gives its
-   * scanned records back to the present path (then `expand`).
+   * After the tables are prepared: each table's files (scan-partition.ts); one that evolved or
+   * failed, or has a partition value the present path refuses, gives its scanned records back to
+   * the present path (then `expand`).
    */
   settle(tables: TableSet): void {
     for (const [table, lane] of this.#lanes) {
       if (lane === null || lane.released) continue
       const state = tables.get(table)
       const kept = state !== undefined && state.failure === undefined && state.schema['schema-id'] === lane.schemaId
-      const partition = kept ? lanePartition(state.spec, state.schema, lane.scanner, (p) => tables.partitionProblem(state, p)) : undefined
-      if (partition === undefined) this.#release(lane)
-      else lane.partition = partition
+      const files = kept ? laneFiles(state.spec, state.schema, lane.scanner, (p) => tables.partitionProblem(state, p)) : undefined
+      if (files === undefined) this.#release(lane)
+      else lane.files = files
     }
   }
 
@@ -221,19 +227,24 @@ export class ScanLane implements RawReader {
     return out
   }
 
-  /** Each table's scanned rows, built once, with their partition value: the group writes them as one file per table. */
-  take(): [string, ArrowBuild, PartitionTuple][] {
-    const out: [string, ArrowBuild, PartitionTuple][] = []
+  /**
+   * Each table's scanned rows as files of one partition value each (scan-partition.ts), built one
+   * at a time as the group writes them: a file of some rows reads them again into the emptied
+   * scanner. The scanner is then the next batch's to take; this one never touches it again.
+   */
+  *take(): Generator<[string, ArrowBuild, PartitionTuple]> {
+    this.#bytes = 0 // The sink took its budget (FLOE_MEMORY_BUDGET_MB less `reserved`) when the group began.
     for (const [table, lane] of this.#lanes) {
       if (lane === null || lane.released || lane.built || lane.scanner.rows === 0) continue
-      if (lane.partition === undefined) throw new FloeError(`writer: the scanner lane's rows of ${table} were taken before the table was settled`)
-      out.push([table, lane.scanner.build(), lane.partition])
-      lane.bytes = 0
-      // Built and empty: the next batch may take the scanner; this one never touches it again.
+      if (lane.files === undefined) throw new FloeError(`writer: the scanner lane's rows of ${table} were taken before the table was settled`)
       lane.built = true
+      lane.bytes = 0
+      const at = lane.files.some((f) => f.rows !== undefined) ? rowPlaces(lane.runs, lane.scanner.rows) : undefined
+      for (const file of lane.files) {
+        if (file.rows !== undefined) readAgain(table, lane.scanner, this.#reader, file.rows, at!)
+        yield [table, lane.scanner.build(), file.partition]
+      }
       lane.stow?.()
     }
-    this.#bytes = 0
-    return out
   }
 }

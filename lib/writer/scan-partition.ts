@@ -1,24 +1,39 @@
 /**
- * The scanner lane (scan-lane.ts) on a partitioned table: its rows are one file, so they must all
- * have one partition value. A spec the lane can check (`laneSpec`) partitions by top-level
- * columns the scanner ranges (int, long, date, timestamp[tz], string: columnar/scan-range.ts)
- * with transforms that keep order — identity, truncate, year, month, day, hour — or void. Once
- * the rows are read, `lanePartition` takes each source column's least and greatest value: where
- * partitionTuple (the present path's, lib/iceberg) gives both the same tuple, every row in
- * between has it too, and that is the file's partition. A batch whose rows span two values (a
- * day's midnight, two cities), or a source column null in some rows only, has none: the lane gives
- * its records to the present path, which writes a file per value. Bucket is not ordered: a
- * table partitioned by it is never the lane's.
+ * The scanner lane (scan-lane.ts) on a partitioned table: a file holds rows of one partition
+ * value, so the lane finds each row's. A spec it can check (`laneSpec`) partitions by top-level
+ * int, long, date, timestamp[tz] or string columns (the ones columnar/scan-range.ts reads back)
+ * with identity, truncate, year, month, day, hour or bucket, or is void.
+ *
+ * `laneFiles` says what the table's rows are written as. Most batches have one value: where every
+ * transform keeps order (all but bucket), the least and the greatest value of each source column
+ * bound every row's partition, and when partitionTuple — the present path's own — gives both the
+ * same tuple, that is every row's: one file, found without a look at each row. Otherwise (a
+ * batch across midnight, several tenants, a source null in some rows only, a bucket) each row's
+ * tuple is computed from its scanned values as the present path computes it from its coerced
+ * row, and the rows are grouped by it (`partitionKeyOf`, the present path's buffer key), first
+ * value first, rows in batch order: one file per value, read again from the event when it is
+ * written (`LaneFiles.files`). A tuple the present path would not write — its path check
+ * (FLOE_MAX_PARTITION_VALUE_BYTES) names a problem or throws (a date past what a path can spell),
+ * or partitionTuple throws — gives the table's records back to the present path, which
+ * dead-letters those records, each with its reason.
  */
-import { parseTransform, partitionTuple, type PartitionSpec, type PartitionTuple } from '../iceberg/index.js'
+import { fieldTransforms, parseTransform, partitionTuple, type PartitionSpec, type PartitionTuple, type PartitionValue } from '../iceberg/index.js'
 import type { Schema } from '../schema/index.js'
 import { partitionKeyOf } from './buffers.js'
 import type { Scanner } from './columnar/index.js'
+import { FloeError } from '../errors.js'
+import type { RawPartition, RawRecordReader } from '../kafka/index.js'
 
 /** Transforms under which the least and the greatest value bound every other value's partition. */
 const ORDERED = new Set(['identity', 'truncate', 'year', 'month', 'day', 'hour'])
-/** Source types columnar/scan-range.ts ranges. */
+/** Source types columnar/scan-range.ts reads back. */
 const RANGED = new Set(['int', 'long', 'date', 'timestamp', 'timestamptz', 'string'])
+
+/** One file of the lane's rows of a table: its partition, and its rows in the scanner's order (undefined: every row). */
+export interface LaneFile {
+  partition: PartitionTuple
+  rows?: Int32Array
+}
 
 /** Each partition field's source: its index among the schema's top-level fields, or -1 when it is not one. */
 const sourceIndexes = (spec: PartitionSpec, schema: Schema): number[] => spec.fields.map((f) => schema.fields.findIndex((c) => c.id === f['source-id']))
@@ -40,37 +55,155 @@ export function laneSpec(spec: PartitionSpec, schema: Schema): boolean {
     // Void is null whatever its source holds.
     if (kind === 'void') return true
     const source = schema.fields[sources[k]!]
-    return source !== undefined && kind !== undefined && RANGED.has(source.type as string) && ORDERED.has(kind)
+    return source !== undefined && kind !== undefined && RANGED.has(source.type as string) && (ORDERED.has(kind) || kind === 'bucket')
   })
 }
 
 /**
- * The one partition tuple of every row the scanner holds, as partitionTuple gives it for each of
- * them; undefined when the rows have more than one, the spec is not one the lane checks, or the
- * tuple is one the present path would not write: `problem` (its path check, FLOE_MAX_PARTITION_VALUE_BYTES)
- * names a problem or throws (a date past what a path can spell), or partitionTuple throws. Those
- * records are the present path's to dead-letter, each with its reason.
+ * The files of the rows the scanner holds, each of one partition value as partitionTuple gives it
+ * for each of its rows; undefined when the spec is not one the lane checks or a tuple is one the
+ * present path would not write (`problem`: see the module comment). Anything thrown here gives
+ * the records to the present path, which meets it again per record.
  */
-export function lanePartition(spec: PartitionSpec, schema: Schema, scanner: Scanner, problem: (p: PartitionTuple) => string | undefined): PartitionTuple | undefined {
-  if (spec.fields.length === 0) return []
+export function laneFiles(spec: PartitionSpec, schema: Schema, scanner: Scanner, problem: (p: PartitionTuple) => string | undefined): LaneFile[] | undefined {
+  if (spec.fields.length === 0) return [{ partition: [] }]
   if (scanner.rows === 0 || !laneSpec(spec, schema)) return undefined
+  try {
+    const files = oneValue(spec, schema, scanner) ?? byRow(spec, schema, scanner)
+    return files.every((f) => problem(f.partition) === undefined) ? files : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** Non-void fields as [source column index, name]. */
+function sourcesOf(spec: PartitionSpec, schema: Schema): [number, string][] {
+  const sources = sourceIndexes(spec, schema)
+  return spec.fields.flatMap((f, k) => (kindOf(f.transform) === 'void' ? [] : [[sources[k]!, schema.fields[sources[k]!]!.name] as [number, string]]))
+}
+
+/** One file when the least and greatest rows' tuples are one and order bounds every other row's; else undefined. */
+function oneValue(spec: PartitionSpec, schema: Schema, scanner: Scanner): LaneFile[] | undefined {
+  if (!spec.fields.every((f) => ORDERED.has(kindOf(f.transform)!) || kindOf(f.transform) === 'void')) return undefined
   const least: Record<string, unknown> = {}
   const greatest: Record<string, unknown> = {}
-  const sources = sourceIndexes(spec, schema)
-  for (const [k, f] of spec.fields.entries()) {
-    if (kindOf(f.transform) === 'void') continue
-    const range = scanner.range(sources[k]!)
+  for (const [k, name] of sourcesOf(spec, schema)) {
+    const range = scanner.range(k)
     if (range === undefined) return undefined
-    const name = schema.fields[sources[k]!]!.name
     least[name] = range === null ? null : range[0]
     greatest[name] = range === null ? null : range[1]
   }
-  // Anything thrown here gives the records to the present path, which meets it again per record.
-  try {
-    const tuple = partitionTuple(spec, schema, least)
-    if (partitionKeyOf(tuple) !== partitionKeyOf(partitionTuple(spec, schema, greatest))) return undefined
-    return problem(tuple) === undefined ? tuple : undefined
-  } catch {
-    return undefined
+  const tuple = partitionTuple(spec, schema, least)
+  return partitionKeyOf(tuple) === partitionKeyOf(partitionTuple(spec, schema, greatest)) ? [{ partition: tuple }] : undefined
+}
+
+/** Rows of one partition value, in batch order. */
+interface Group {
+  partition: PartitionTuple
+  rows: number[]
+}
+
+/** Each row's tuple from its scanned values; the rows grouped by it, first value first, batch order within. */
+function byRow(spec: PartitionSpec, schema: Schema, scanner: Scanner): LaneFile[] {
+  const fields = fieldsOf(spec, schema, scanner)
+  const last = fields.length - 1
+  // Tuples as a tree of maps, a level per field: no key text per row (Map's SameValueZero is partitionKeyOf's -0 = 0).
+  const root = new Map<unknown, unknown>()
+  const groups: Group[] = []
+  const tuple: PartitionTuple = new Array(fields.length)
+  for (let r = 0; r < scanner.rows; r++) {
+    let node = root
+    for (let k = 0; k < last; k++) {
+      const v = (tuple[k] = fields[k]!(r))
+      let next = node.get(v) as Map<unknown, unknown> | undefined
+      if (next === undefined) node.set(v, (next = new Map()))
+      node = next
+    }
+    const v = (tuple[last] = fields[last]!(r))
+    let group = node.get(v) as Group | undefined
+    if (group === undefined) {
+      node.set(v, (group = { partition: tuple.slice(), rows: [] }))
+      groups.push(group)
+    }
+    group.rows.push(r)
+  }
+  // One value after all (a bucket every row hashes to, say): the rows as they are.
+  if (groups.length === 1) return [{ partition: groups[0]!.partition }]
+  return groups.map((g) => ({ partition: g.partition, rows: Int32Array.from(g.rows) }))
+}
+
+/** A cache's size past which it starts over (a high-cardinality source). */
+const CACHED = 4096
+const HOUR_MICROS = 3_600_000_000
+const DAY_MICROS = 86_400_000_000
+
+/**
+ * Each field's value of row `r`, as partitionTuple gives it (fieldTransforms), computed once per
+ * source value — or, for a timestamp under hour, day, month or year, once per hour or day, whose
+ * every instant the transform maps alike.
+ */
+function fieldsOf(spec: PartitionSpec, schema: Schema, scanner: Scanner): ((r: number) => PartitionValue)[] {
+  const apply = fieldTransforms(spec, schema)
+  const sources = sourceIndexes(spec, schema)
+  return spec.fields.map((f, k) => {
+    const kind = kindOf(f.transform)
+    if (kind === 'void') return () => null
+    const read = scanner.values(sources[k]!)
+    if (read === undefined) throw new Error(`the scanner does not read back column ${schema.fields[sources[k]!]!.name}`)
+    const type = schema.fields[sources[k]!]!.type
+    const unit = type !== 'timestamp' && type !== 'timestamptz' ? 0 : kind === 'hour' ? HOUR_MICROS : kind === 'day' || kind === 'month' || kind === 'year' ? DAY_MICROS : 0
+    const cache = new Map<unknown, PartitionValue>()
+    return (r) => {
+      const v = read(r)
+      const at = unit === 0 || v === null ? v : spanOf(v as number, unit)
+      const out = cache.get(at)
+      if (out !== undefined) return out
+      if (cache.size >= CACHED) cache.clear()
+      const value = apply[k]!(v)
+      cache.set(at, value)
+      return value
+    }
+  })
+}
+
+/** Which `unit`-long span (from the epoch) holds `micros`, exactly: a safe integer's quotient, corrected where division rounded. */
+function spanOf(micros: number, unit: number): number {
+  let q = Math.floor(micros / unit)
+  if (q * unit > micros) q--
+  else if ((q + 1) * unit <= micros) q++
+  return q
+}
+
+/** Each row of a lane's first reading: its raw partition and its index there. */
+export interface RowPlaces {
+  raw: RawPartition[]
+  index: Int32Array
+}
+
+/** Where each of a lane's `n` rows was read, from its runs (consecutive records of a raw partition, `to` excluded) in the scanner's order. */
+export function rowPlaces(runs: readonly { raw: RawPartition; from: number; to: number }[], n: number): RowPlaces {
+  const out: RowPlaces = { raw: new Array<RawPartition>(n), index: new Int32Array(n) }
+  let r = 0
+  for (const run of runs) {
+    for (let k = run.from; k < run.to && r < n; k++, r++) {
+      out.raw[r] = run.raw
+      out.index[r] = k
+    }
+  }
+  if (r !== n || runs.reduce((sum, run) => sum + run.to - run.from, 0) !== n) throw new FloeError(`writer: the scanner lane of ${n} rows was read in runs of other lengths`)
+  return out
+}
+
+/**
+ * A file's rows (`rows`, of the first reading `at`) read again from the event into the emptied
+ * scanner, in that order, for `table`'s file of their partition value.
+ */
+export function readAgain(table: string, scanner: Scanner, reader: RawRecordReader, rows: Int32Array, at: RowPlaces): void {
+  scanner.clear()
+  for (const r of rows) {
+    // The same bytes into the same schema's columns: the scanner read them once, it reads them again.
+    if (!reader.read(at.raw[r]!, at.index[r]!) || !scanner.add(reader.value, reader)) {
+      throw new FloeError(`writer: record ${at.index[r]} of the scanner lane's rows of ${table} did not scan again`)
+    }
   }
 }

@@ -1,7 +1,7 @@
 /**
  * The tables the scanner lane (scan-lane.ts) writes. An existing one it can read (`existingLane`):
- * unpartitioned, its `_kafka` column of parts the scanner fills, no two field names alike but for
- * case where the table matches keys ignoring case. And one the batch creates, through a probe
+ * unpartitioned or partitioned as scan-partition.ts reads, its `_kafka` column of parts the
+ * scanner fills, no two field names alike but for case where the table matches keys ignoring case. And one the batch creates, through a probe
  * (`probeLane`). The present path creates a missing table from every record of the batch
  * (table-create.ts: inference over their values); the lane cannot infer, but it can check. The
  * first PROBE_RECORDS records past the checkpoint of each of the table's partitions are decoded
@@ -23,11 +23,10 @@ import { isDeepStrictEqual } from 'node:util'
 import { isStruct, type Schema, type StructType } from '../schema/index.js'
 import { compileTableScanner, type Scanner } from './columnar/index.js'
 import { KAFKA_COLUMN } from './kafka-column.js'
-import { laneSpec } from './scan-partition.js'
+import { laneSpec, type LaneFile } from './scan-partition.js'
 import type { Sample, TableSet, TableState } from './tables.js'
 import { jsonTopics, type Item } from './decode.js'
 import type { RawPartition } from '../kafka/index.js'
-import type { PartitionTuple } from '../iceberg/index.js'
 import type { ReplayOptions, WriterDeps } from './types.js'
 
 /** A table's share of the lane. */
@@ -46,11 +45,31 @@ export interface Lane {
   built?: boolean
   /** Once built: keep the (empty) scanner for the next batch (existingLane). */
   stow?: () => void
-  /** The partition value of every row, once the table is prepared (ScanLane.settle; [] when unpartitioned). */
-  partition?: PartitionTuple
+  /** The files its rows are written as, each of one partition value, once the table is prepared (ScanLane.settle; scan-partition.ts). */
+  files?: LaneFile[]
+  /** Where its rows were read, in the scanner's order: runs of consecutive records of a raw partition (`to` excluded). */
+  runs: { raw: RawPartition; from: number; to: number }[]
+  /** Bytes charged per row besides its columns: PLACE_BYTES where the table may be partitioned. */
+  placeBytes: number
 }
 
-const newLane = (scanner: Scanner, schemaId: number, probe?: Probe): Lane => ({ scanner, schemaId, bytes: 0, full: false, released: false, ...(probe ? { probe } : {}) })
+/**
+ * What a row of a partitioned table costs while its files are found and written
+ * (scan-partition.ts): its place (a partition reference, 8 bytes, and an index, 4), its index in
+ * its file's rows (4) and, while the rows are grouped, in an array of numbers (8).
+ */
+export const PLACE_BYTES = 24
+
+const newLane = (scanner: Scanner, schemaId: number, partitioned: boolean, probe?: Probe): Lane => ({
+  scanner,
+  schemaId,
+  bytes: 0,
+  full: false,
+  released: false,
+  runs: [],
+  placeBytes: partitioned ? PLACE_BYTES : 0,
+  ...(probe ? { probe } : {}),
+})
 
 /** The lane of an existing table, or null when the lane does not write it. */
 export function existingLane(deps: WriterDeps, state: TableState): Lane | null {
@@ -63,7 +82,7 @@ export function existingLane(deps: WriterDeps, state: TableState): Lane | null {
   const reused = kept && kept.schema === state.schema && kept.properties === properties && kept.limits === limits && kept.kafka === kafka && kept.scanner.rows === 0
   const scanner = reused ? kept.scanner : compileTableScanner(state.schema, properties, limits, kafka)
   if (scanner === undefined) return null
-  const lane = newLane(scanner, state.schema['schema-id'])
+  const lane = newLane(scanner, state.schema['schema-id'], state.spec.fields.length > 0)
   lane.stow = () => {
     idle = { schema: state.schema, properties, limits, kafka, scanner }
   }
@@ -82,8 +101,8 @@ export function existingLane(deps: WriterDeps, state: TableState): Lane | null {
 let idle: { schema: StructType; properties: Record<string, string>; limits: WriterDeps['config']['limits']; kafka: string | undefined; scanner: Scanner } | undefined
 
 /**
- * A table the lane writes: unpartitioned, or partitioned so that the lane can find its rows' one
- * partition value (scan-partition.ts), and a `_kafka` column, if the table's options ask for one,
+ * A table the lane writes: unpartitioned, or partitioned so that the lane can find its rows'
+ * partition values (scan-partition.ts), and a `_kafka` column, if the table's options ask for one,
  * of exactly those parts (topic, partition, offset, timestamp: the scanner fills no key or
  * headers; a part the column lacks is an evolution).
  */
@@ -133,7 +152,8 @@ export function probeLane(deps: WriterDeps, tables: TableSet, table: string, fir
     const { schema, properties, kafka, caseInsensitive } = proposed
     if (hasIndexName(schema) || (caseInsensitive && namesAlikeButCase(schema))) return undefined
     const scanner = compileTableScanner(schema, properties, deps.config.limits, kafka ? KAFKA_COLUMN : undefined, true)
-    return scanner && newLane(scanner, schema['schema-id'], { samples: firsts, schema, properties })
+    // The table it creates may be partitioned (its options): charged as if it is.
+    return scanner && newLane(scanner, schema['schema-id'], true, { samples: firsts, schema, properties })
   } catch {
     return undefined
   }

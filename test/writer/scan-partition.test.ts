@@ -1,16 +1,17 @@
 /**
- * The scanner lane on partitioned tables (lib/writer/scan-partition.ts): where every row a
- * batch scanned for a table has one partition value, the lane writes them as one file of that
- * value — the same rows, metrics, ranges, partition tuples and paths as the present path —
- * and where they have two (a batch across midnight, two cities, a source null in some rows only)
- * or the spec has a transform that does not keep order (bucket), every record takes the present
- * path; so does a batch whose one value the present path refuses (a date a path cannot spell, a
- * value past FLOE_MAX_PARTITION_VALUE_BYTES), which then dead-letters its records. Both are compared with the lane off (lane-compare.ts). DynamoDB Local and s3rver.
+ * The scanner lane on partitioned tables (lib/writer/scan-partition.ts): the lane writes a table's
+ * rows as one file per partition value — the same rows, metrics, ranges, partition tuples, paths
+ * and file bytes as the present path — whether a batch has one value (found from the rows'
+ * least and greatest source values) or several (a batch across midnight, interleaved cities, a
+ * source null in some rows only, a bucket: each row's tuple, the file's rows read again from the
+ * event). A batch with a value the present path refuses (a date a path cannot spell, a value past
+ * FLOE_MAX_PARTITION_VALUE_BYTES) gives its records to the present path, which dead-letters them.
+ * Both are compared with the lane off (lane-compare.ts). DynamoDB Local and s3rver.
  */
 import { describe, expect, it } from 'vitest'
 import type { DataFile } from '../../lib/iceberg/types.js'
 import { compileScanner } from '../../lib/writer/columnar/index.js'
-import { lanePartition, laneSpec } from '../../lib/writer/scan-partition.js'
+import { laneFiles, laneSpec } from '../../lib/writer/scan-partition.js'
 import { loadConfig } from '../../lib/config.js'
 import type { Schema } from '../../lib/schema/index.js'
 import { expectSame, laneRun, type Run } from './lane-compare.js'
@@ -68,11 +69,13 @@ const seed = (): EventRecord[] => Object.keys(TABLES).flatMap((t) => records(t, 
 
 const run = (scan: boolean, batches: EventRecord[][]): Promise<Run> => laneRun(scan, batches, { FLOE_ROUTES: ROUTES })
 
-/** Each file of a table as its partition tuple, record count and partition path (the path's directories after `data/`, hash dirs aside). */
+/** Each file of a table as its partition tuple, record count, partition path (the path's directories after `data/`, hash dirs aside) and size in bytes. */
 const files = (x: Run, table: string): string[] =>
   (x.files.get(`sp.${table}`) ?? [])
-    .map((f: DataFile) => `${JSON.stringify(f.partition, (_k, v) => (typeof v === 'bigint' ? `${v}n` : v))} ${f.recordCount} ${partitionDirs(f.filePath)}`)
+    .map((f: DataFile) => `${JSON.stringify(f.partition, (_k, v) => (typeof v === 'bigint' ? `${v}n` : v))} ${f.recordCount} ${partitionDirs(f.filePath)} ${f.fileSizeInBytes}B`)
     .sort()
+/** The table's file of 300 records, its size aside. */
+const of300 = (x: Run, table: string): string | undefined => files(x, table).find((f) => f.includes(' 300 '))?.replace(/ \d+B$/, '')
 const partitionDirs = (path: string): string => path.split('/').filter((d) => d.includes('=')).join('/')
 
 describe('FLOE_WRITER_SCAN on partitioned tables', () => {
@@ -98,38 +101,51 @@ describe('FLOE_WRITER_SCAN on partitioned tables', () => {
       expect(files(on, t), t).toEqual(files(off, t))
       expect(on.results[1]!.tables.find((r) => r.table === `sp.${t}`)!.files, t).toBe(1)
     }
-    expect(files(on, 'daily').find((f) => f.includes(' 300 '))).toBe('[19844] 300 ts_day=2024-05-01')
-    expect(files(on, 'monthly_city').find((f) => f.includes(' 300 '))).toBe('["Oslo",652] 300 city=Oslo/ts_month=2024-05')
-    expect(files(on, 'hourly_user').find((f) => f.includes(' 300 '))).toBe('[476266,"9007199254740000n"] 300 ts_hour=2024-05-01-10/user=9007199254740000')
-    expect(files(on, 'dated').find((f) => f.includes(' 300 '))).toBe('[19844,-20] 300 d=2024-05-01/n_trunc=-20')
-    expect(files(on, 'early').find((f) => f.includes(' 300 '))).toBe('[-1,"1152921504606846983n"] 300 ts_hour=1969-12-31-23/user=1152921504606846983')
-    expect(files(on, 'zurich').find((f) => f.includes(' 300 '))).toBe('["Zü"] 300 city_trunc=Z%C3%BC')
-    expect(files(on, 'nulls').find((f) => f.includes(' 300 '))).toBe('[null] 300 city=null')
+    expect(of300(on, 'daily')).toBe('[19844] 300 ts_day=2024-05-01')
+    expect(of300(on, 'monthly_city')).toBe('["Oslo",652] 300 city=Oslo/ts_month=2024-05')
+    expect(of300(on, 'hourly_user')).toBe('[476266,"9007199254740000n"] 300 ts_hour=2024-05-01-10/user=9007199254740000')
+    expect(of300(on, 'dated')).toBe('[19844,-20] 300 d=2024-05-01/n_trunc=-20')
+    expect(of300(on, 'early')).toBe('[-1,"1152921504606846983n"] 300 ts_hour=1969-12-31-23/user=1152921504606846983')
+    expect(of300(on, 'zurich')).toBe('["Zü"] 300 city_trunc=Z%C3%BC')
+    expect(of300(on, 'nulls')).toBe('[null] 300 city=null')
   }, 120_000)
 
-  it('gives back a batch whose rows span two partition values, or a source null in some rows only; never reads a bucketed table', async () => {
-    const two = [
+  it('writes a batch whose rows span several values as one file per value, the same as the present path', async () => {
+    const cities = ['Oslo', 'Lima', 'Pune', 'Bern', 'Kyiv']
+    const several = [
       // Across midnight: two days.
       ...records('daily', 100, 300, (i) => ({ ts: new Date(Date.parse('2024-05-01T23:59:59Z') + i * 7).toISOString() })),
-      ...records('monthly_city', 100, 300, (i) => ({ city: i < 299 ? 'Oslo' : 'Lima' })),
-      // truncate(3): "Osl" and "Lim".
+      // Interleaved cities (each row another value than the last), one month.
+      ...records('monthly_city', 100, 300, (i) => ({ city: cities[(i * 7) % 5] })),
+      // truncate(3): "Osl" and "Lim", one row of one of them.
       ...records('prefixed', 100, 300, (i) => ({ city: i === 150 ? 'Lima' : 'Oslo' })),
-      ...records('hourly_user', 100, 300, (i) => ({ user: i === 7 ? null : 9_007_199_254_740_000 })),
-      ...records('bucketed', 100, 300),
-      ...records('baddate', 100, 5, () => ({ d: 1_717_171_717 })),
-      ...records('longcity', 100, 5, () => ({ city: 'x'.repeat(300) })),
+      // Across the hour, and a null user in one row: three values.
+      ...records('hourly_user', 100, 300, (i) => ({ ts: new Date(Date.parse('2024-05-01T10:59:59.990Z') + i * 1_000).toISOString(), user: i === 7 ? null : 9_007_199_254_740_000 })),
+      // Bucket: no order, each row's hash.
+      ...records('bucketed', 100, 300, (i) => ({ city: `c${i % 23}` })),
+      // A long past 2^53 varying within the hour before 1970; an int source under truncate.
+      ...records('early', 100, 300, (i) => ({ ts: new Date(Date.parse('1969-12-31T23:59:00Z') + i * 1_000).toISOString() })).map((r, i) => withUser(2n ** 60n + BigInt(i % 3))(r)),
+      ...records('dated', 100, 300, (i) => ({ d: i < 100 ? '2024-05-01' : '1969-12-31', n: i - 150 })),
+      ...records('nulls', 100, 300, (i) => ({ city: i % 2 ? null : 'Oslo' })),
+      ...records('baddate', 100, 5, (i) => ({ d: i === 2 ? 1_717_171_717 : 19_844 })),
+      ...records('longcity', 100, 5, (i) => ({ city: i === 4 ? 'x'.repeat(300) : 'Oslo' })),
     ]
-    const batches = [seed(), two]
+    const batches = [seed(), several]
     const [on, off] = [await run(true, batches), await run(false, batches)]
     await expectSame(on, off)
-    expect(on.results[1]!.recordsScanned).toBe(0)
-    expect(on.results[1]!.deadLetters).toBe(10)
-    for (const t of ['daily', 'monthly_city', 'prefixed', 'hourly_user', 'bucketed']) expect(files(on, t), t).toEqual(files(off, t))
-    expect(on.results[1]!.tables.find((r) => r.table === 'sp.daily')!.files).toBe(2)
+    const lane = ['daily', 'monthly_city', 'prefixed', 'hourly_user', 'bucketed', 'early', 'dated', 'nulls']
+    // A table with a value the present path refuses is not the lane's: its good records take the present path too.
+    expect(on.results[1]!.recordsScanned).toBe(lane.length * 300)
+    expect(on.results[1]!.deadLetters).toBe(2)
+    for (const t of [...lane, 'baddate', 'longcity']) expect(files(on, t), t).toEqual(files(off, t))
+    const count = (t: string) => on.results[1]!.tables.find((r) => r.table === `sp.${t}`)!.files
+    expect(lane.map(count)).toEqual([2, 5, 2, 3, expect.any(Number), 3 * 2, expect.any(Number), 2])
+    expect(count('bucketed')).toBeGreaterThan(1)
+    expect(count('dated')).toBeGreaterThan(20)
   }, 120_000)
 })
 
-describe('lanePartition', () => {
+describe('laneFiles', () => {
   const schema: Schema = {
     type: 'struct',
     'schema-id': 0,
@@ -150,36 +166,54 @@ describe('lanePartition', () => {
     return scanner
   }
 
-  it('is the least and greatest rows\' tuple when they are one; undefined when they differ', () => {
-    const s = scanned('{"id":5,"ts":"2024-05-01T00:00:00Z","city":"Oslo"}', '{"id":-3,"ts":"2024-05-01T23:59:59.999999Z","city":"Oslo"}')
-    expect(lanePartition(spec(['day', 2], ['identity', 3]), schema, s, none)).toEqual([19844, 'Oslo'])
-    expect(lanePartition(spec(['truncate[10]', 1]), schema, s, none)).toBeUndefined()
-    expect(lanePartition(spec(['truncate[2]', 3], ['year', 2]), schema, s, none)).toEqual(['Os', 54])
-    expect(lanePartition(spec(['hour', 2]), schema, s, none)).toBeUndefined()
-    expect(lanePartition(spec(['void', 4]), schema, s, none)).toEqual([null])
-    expect(lanePartition(spec(), schema, s, none)).toEqual([])
+  const one = (partition: unknown[]) => [{ partition }]
+  const rowsOf = (out: ReturnType<typeof laneFiles>) => out?.map((f) => [f.partition, f.rows && [...f.rows]])
+
+  it('is one file of the least and greatest rows\' tuple when they are one; a file per value, rows in order, when not', () => {
+    const s = scanned('{"id":5,"ts":"2024-05-01T00:00:00Z","city":"Oslo"}', '{"id":-3,"ts":"2024-05-01T23:59:59.999999Z","city":"Oslo"}', '{"id":7,"ts":"2024-05-01T00:30:00Z","city":"Oslo"}')
+    expect(laneFiles(spec(['day', 2], ['identity', 3]), schema, s, none)).toEqual(one([19844, 'Oslo']))
+    expect(rowsOf(laneFiles(spec(['truncate[10]', 1]), schema, s, none))).toEqual([[[0n], [0, 2]], [[-10n], [1]]])
+    expect(laneFiles(spec(['truncate[2]', 3], ['year', 2]), schema, s, none)).toEqual(one(['Os', 54]))
+    expect(rowsOf(laneFiles(spec(['hour', 2]), schema, s, none))).toEqual([[[476256], [0, 2]], [[476279], [1]]])
+    expect(laneFiles(spec(['void', 4]), schema, s, none)).toEqual(one([null]))
+    expect(laneFiles(spec(), schema, s, none)).toEqual(one([]))
+    // Bucket keeps no order: each row's hash; one value when every row hashes alike.
+    expect(laneFiles(spec(['bucket[4]', 3]), schema, s, none)).toEqual([{ partition: [expect.any(Number)] }])
+    expect(rowsOf(laneFiles(spec(['bucket[1000]', 1]), schema, s, none))!.map(([, rows]) => rows)).toEqual([[0], [1], [2]])
   })
 
-  it('a source null in every row is a null value; in some rows only, two values', () => {
-    expect(lanePartition(spec(['identity', 3]), schema, scanned('{"id":1}', '{"id":2,"city":null}'), none)).toEqual([null])
-    expect(lanePartition(spec(['identity', 3]), schema, scanned('{"id":1}', '{"id":2,"city":"Oslo"}'), none)).toBeUndefined()
+  it('groups timestamps by hour, day, month and year exactly at the boundaries, before 1970 too', () => {
+    const at = (...ts: string[]) => scanned(...ts.map((t, i) => `{"id":${i},"ts":"${t}"}`))
+    const edges = at('2023-12-31T23:59:59.999999Z', '2024-01-01T00:00:00Z', '1969-12-31T23:59:59.999999Z', '1970-01-01T00:00:00Z', '2023-12-31T23:00:00Z', '1969-12-31T00:00:00Z')
+    expect(rowsOf(laneFiles(spec(['year', 2]), schema, edges, none))).toEqual([[[53], [0, 4]], [[54], [1]], [[-1], [2, 5]], [[0], [3]]])
+    expect(rowsOf(laneFiles(spec(['month', 2]), schema, edges, none))).toEqual([[[647], [0, 4]], [[648], [1]], [[-1], [2, 5]], [[0], [3]]])
+    expect(rowsOf(laneFiles(spec(['day', 2]), schema, edges, none))).toEqual([[[19722], [0, 4]], [[19723], [1]], [[-1], [2, 5]], [[0], [3]]])
+    expect(rowsOf(laneFiles(spec(['hour', 2]), schema, edges, none))).toEqual([[[473351], [0, 4]], [[473352], [1]], [[-1], [2]], [[0], [3]], [[-24], [5]]])
+  })
+
+  it('a source null in every row is one null value; in some rows only, a file of the nulls', () => {
+    expect(laneFiles(spec(['identity', 3]), schema, scanned('{"id":1}', '{"id":2,"city":null}'), none)).toEqual(one([null]))
+    expect(rowsOf(laneFiles(spec(['identity', 3]), schema, scanned('{"id":1}', '{"id":2,"city":"Oslo"}', '{"id":3}'), none))).toEqual([
+      [[null], [0, 2]],
+      [['Oslo'], [1]],
+    ])
   })
 
   it('refuses a tuple whose path the present path refuses, or whose check throws', () => {
-    const s = scanned('{"id":5,"city":"Oslo"}')
-    expect(lanePartition(spec(['identity', 3]), schema, s, () => 'too long')).toBeUndefined()
+    const s = scanned('{"id":5,"city":"Oslo"}', '{"id":6,"city":"Lima"}')
+    expect(laneFiles(spec(['identity', 3]), schema, s, (p) => (p[0] === 'Lima' ? 'too long' : undefined))).toBeUndefined()
     expect(
-      lanePartition(spec(['identity', 3]), schema, s, () => {
+      laneFiles(spec(['identity', 3]), schema, s, () => {
         throw new Error('date out of range')
       }),
     ).toBeUndefined()
   })
 
-  it('checks only top-level int, long, date, timestamp and string sources under ordered transforms', () => {
+  it('checks only top-level int, long, date, timestamp and string sources under the transforms it computes', () => {
     // A transform Floe does not know (another engine's metadata): not the lane's, and no throw.
     expect(laneSpec(spec(['zorder', 3]), schema)).toBe(false)
     expect(laneSpec(spec(['day', 2], ['identity', 3], ['truncate[2]', 1], ['void', 4]), schema)).toBe(true)
-    expect(laneSpec(spec(['bucket[4]', 3]), schema)).toBe(false)
+    expect(laneSpec(spec(['bucket[4]', 3], ['bucket[8]', 2]), schema)).toBe(true)
     expect(laneSpec(spec(['identity', 4]), schema)).toBe(false)
     expect(laneSpec(spec(['day', 6]), schema)).toBe(false)
   })

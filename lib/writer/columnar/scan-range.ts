@@ -1,6 +1,6 @@
 /**
  * The range of a scanner's top-level column over its rows, for a partitioned table's lane
- * (lib/writer/scan-tables.ts `lanePartition`): the least and greatest value in the writer's value
+ * (lib/writer/scan-partition.ts `laneFiles`): the least and greatest value in the writer's value
  * representation — the one partitionTuple reads from a coerced row (int and date as numbers,
  * long as a bigint, timestamp µs as a safe-integer number, string as text) — or null when every
  * row is null. Undefined when some rows are null and others not (two partition values), or the
@@ -32,6 +32,28 @@ export function columnRange(col: ScanColumn, n: number): ColumnRange | undefined
   const [min, max] = stringBounds(col.bytes, col.offsets, n, undefined)
   const text = (k: number): string => Buffer.prototype.utf8Slice.call(col.bytes, col.offsets[k]!, col.offsets[k + 1]!) as string
   return [text(min), text(max)]
+}
+
+/**
+ * Each row's value of a column columnRange reads, in the same representation (null where the row
+ * is null), for a table whose rows span several partition values (scan-partition.ts): undefined
+ * for a column it does not read.
+ */
+export function columnValues(col: ScanColumn): ((row: number) => unknown) | undefined {
+  if (col instanceof NumberColumn) {
+    if (col.kind === 'float' || col.kind === 'double') return undefined
+    const values = col.values
+    return (row) => (col.valid.get(row) ? values[row]! : null)
+  }
+  if (col instanceof LongColumn) {
+    const longs = new BigInt64Array(col.words.buffer, col.words.byteOffset, col.words.length >> 1)
+    return (row) => (col.valid.get(row) ? longs[row]! : null)
+  }
+  if (col instanceof StringColumn) {
+    const { bytes, offsets } = col
+    return (row) => (col.valid.get(row) ? (Buffer.prototype.utf8Slice.call(bytes, offsets[row]!, offsets[row + 1]!) as string) : null)
+  }
+  return undefined
 }
 
 /** Int, date and timestamp values are exact integers (scan-numbers.ts): no -0 or NaN to order. */

@@ -34,7 +34,7 @@ import { BooleanColumn, StringColumn, type ScanColumn } from './scan-leaves.js'
 import { KAFKA_SCANNED, KafkaColumn, ListColumn, StructColumn, type KafkaMeta } from './scan-nested.js'
 import { LongColumn, NumberColumn, numberKind } from './scan-numbers.js'
 import { InferredStringColumn, InferredTimestampColumn, keysInOrder } from './scan-inferred.js'
-import { columnRange, type ColumnRange } from './scan-range.js'
+import { columnRange, columnValues, type ColumnRange } from './scan-range.js'
 
 export interface Scanner {
   /** Rows scanned since the last build. */
@@ -60,6 +60,10 @@ export interface Scanner {
    * undefined: some null, or a column it does not range), for a partitioned table's lane (scan-range.ts).
    */
   range(k: number): ColumnRange | undefined
+  /** Each row's value of top-level field `k` (null: a null), for the columns `range` reads (scan-range.ts); undefined for others. */
+  values(k: number): ((row: number) => unknown) | undefined
+  /** Every row dropped, the columns' room kept: the rows are to be read again in another order (scan-partition.ts). */
+  clear(): void
 }
 
 /** Leaf statistics in schema order, as compileArrowBuilder registers them; the top-level metadata column's name, if any. */
@@ -180,6 +184,8 @@ export function compileScanner(schema: StructType, limits: RecordLimits, opts: S
     },
     keysInOrder: () => keysInOrder(root),
     range: (k) => columnRange(root.children[k]!, root.length),
+    values: (k) => columnValues(root.children[k]!),
+    clear: () => root.truncate(0),
     build() {
       for (const s of c.stats) {
         s.valueCount = 0
