@@ -4,7 +4,7 @@
  * figures from a shared CI machine mean nothing.
  */
 import { describe, expect, it } from 'vitest'
-import { formatResults, runBench, SIZES } from './bench.js'
+import { formatResults, PARTITION_SPECS, runBench, SIZES } from './bench.js'
 
 describe('bench', () => {
   it('the quick suite at tiny sizes produces every section and a printable table', { timeout: 300_000 }, async () => {
@@ -31,9 +31,13 @@ describe('bench', () => {
       for (const x of w.rows) expect(x.perEvent.wallMs * x.cpuMs).toBeGreaterThan(0)
     }
     expect(formatResults(r)).toContain('#### Two workers')
-    // The day(ts)-partitioned table, lane on and off: the same files, and the lane's own.
-    expect(r.partitioned!.rows.map((x) => x.scan)).toEqual([true, false])
-    expect(r.partitioned!.rows[0]!.files).toBe(r.partitioned!.rows[1]!.files)
+    // The partitioned tables, lane on and off: the same files, and the lane's own; 8 cities a file each.
+    expect(r.partitioned!.map((p) => p.partitionBy)).toEqual(PARTITION_SPECS)
+    for (const p of r.partitioned!) {
+      expect(p.rows.map((x) => x.scan)).toEqual([true, false])
+      expect(p.rows[0]!.files).toBe(p.rows[1]!.files)
+    }
+    expect(r.partitioned![1]!.rows[0]!.files).toBeGreaterThanOrEqual(8 * r.partitioned![1]!.events)
     expect(formatResults(r)).toContain('#### A partitioned table')
     expect(r.memory).toHaveLength(SIZES.smoke.memory.budgets.length)
     const m = r.memory[0]!

@@ -7,7 +7,8 @@ import { loadavg } from 'node:os'
 import { benchCommit, type CommitResult } from './commit.js'
 import { machine, round, withBenchTables, type Machine } from './common.js'
 import { costModel, PRICES, type CostModel } from './cost.js'
-import { makeDataset, narrowRecord, wideRecord } from './data.js'
+import { makeDataset, narrowRecord, wideRecord, type Dataset } from './data.js'
+import type { AwsClients } from '../../lib/clients.js'
 import { benchCompactMemory, benchHistory, type CompactMemoryOptions, type CompactMemoryResult, type HistoryRow } from './maintenance.js'
 import { benchMemory, type MemoryResult } from './memory.js'
 import { profile, type ProfileSummary } from './profile.js'
@@ -75,8 +76,8 @@ export interface BenchResults {
   throughput: ThroughputResult[]
   /** FLOE_WRITER_WORKERS 0 and 2 over the same events (workers.ts). */
   workers?: WorkersResult[]
-  /** The narrow events into a day(ts)-partitioned table, scanner lane on and off (partitioned.ts). */
-  partitioned?: PartitionedResult
+  /** The narrow events into partitioned tables (PARTITION_SPECS), scanner lane on and off (partitioned.ts). */
+  partitioned?: PartitionedResult[]
   memory: MemoryResult[]
   commit: CommitResult[]
   cost: CostModel
@@ -102,7 +103,7 @@ export async function runBench(
     log(`throughput: ${sizes.narrowRecords} narrow records, ${sizes.wideRecords} wide (200-column) records, ${sizes.runs} runs each`)
     const throughput: ThroughputResult[] = []
     const workers: WorkersResult[] = []
-    let partitioned: PartitionedResult | undefined
+    let partitioned: PartitionedResult[] | undefined
     for (const [name, count, make] of [
       ['narrow', sizes.narrowRecords, narrowRecord],
       ['wide', sizes.wideRecords, (i: number) => wideRecord(i)],
@@ -110,7 +111,7 @@ export async function runBench(
       const ds = makeDataset(name, count, make, { partitions: 4 })
       throughput.push(await benchThroughput(clients, tables, ds, sizes.runs, log))
       workers.push(await benchWorkers(clients, tables, ds, sizes.runs, [0, 2], log))
-      if (name === 'narrow') partitioned = await benchPartitioned(clients, tables, ds, sizes.runs, log)
+      if (name === 'narrow') partitioned = await benchSpecs(clients, tables, ds, sizes.runs, log)
       partial({ mode: sizes.mode, machine: m, sizes, throughput, workers, partitioned })
     }
 
@@ -175,14 +176,27 @@ export function formatThroughput(throughput: ThroughputResult[]): string {
   return out.join('\n')
 }
 
-/** Markdown of the partitioned rows. */
-export function formatPartitioned(r: PartitionedResult): string {
-  return ['#### A partitioned table (writeBatch as above; each event\'s records in one day: the scanner lane writes them as one file of it)', '', pad(partitionedTable(r))].join('\n')
+/**
+ * The partition specs the narrow events are written into: `day(ts)`, where each event's records
+ * fall in one day (the scanner lane writes them as one file of it, found from the least and
+ * greatest `ts`), and `city, day(ts)`, where each event holds all 8 cities, interleaved (each
+ * row's tuple, and each city's rows read again from the event into its own file).
+ */
+export const PARTITION_SPECS = [['day(ts)'], ['city', 'day(ts)']]
+
+function benchSpecs(clients: AwsClients, tables: { control: string; catalog: string }, ds: Dataset, runs: number, log: (s: string) => void): Promise<PartitionedResult[]> {
+  return PARTITION_SPECS.reduce(async (done, spec) => [...(await done), await benchPartitioned(clients, tables, ds, runs, log, spec)], Promise.resolve([] as PartitionedResult[]))
 }
 
-/** The partitioned rows alone (`npm run bench -- --only partitioned`): the narrow input into a day(ts)-partitioned table, lane on and off. */
-export async function runPartitionedBench(sizes: BenchSizes, log: (s: string) => void = () => undefined): Promise<PartitionedResult> {
-  return withBenchTables('bench', (clients, tables) => benchPartitioned(clients, tables, makeDataset('narrow', sizes.narrowRecords, narrowRecord, { partitions: 4 }), sizes.runs, log))
+/** Markdown of the partitioned rows. */
+export function formatPartitioned(r: PartitionedResult[]): string {
+  const rows = r.map(partitionedTable)
+  return ['#### A partitioned table (writeBatch as above; lane on: a file per event and partition value, as off)', '', pad([rows[0]![0]!, ...rows.flatMap((t) => t.slice(1))])].join('\n')
+}
+
+/** The partitioned rows alone (`npm run bench -- --only partitioned`): the narrow input into each of PARTITION_SPECS, lane on and off. */
+export async function runPartitionedBench(sizes: BenchSizes, log: (s: string) => void = () => undefined): Promise<PartitionedResult[]> {
+  return withBenchTables('bench', (clients, tables) => benchSpecs(clients, tables, makeDataset('narrow', sizes.narrowRecords, narrowRecord, { partitions: 4 }), sizes.runs, log))
 }
 
 /** The throughput rows alone (`npm run bench -- --only throughput`): endpoints up, the narrow and wide inputs, nothing else. */

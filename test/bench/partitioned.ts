@@ -1,10 +1,10 @@
 /**
  * The writer on a partitioned table (FLOE_WRITER_SCAN, lib/writer/scan-partition.ts): the same
- * narrow events through the real writer path (throughput.ts `floeRun`) into a table partitioned
- * by `day(ts)` — every event's records fall in one day, so the scanner lane writes each event's
- * rows as one file of that day — with the lane on and off (the present path: JSON.parse, guard,
- * coerced row and partition tuple per record). A fresh table per run, created by its first event
- * through the present path in both (the lane does not create partitioned tables).
+ * narrow events through the real writer path (throughput.ts `floeRun`) into a table of the given
+ * spec — `day(ts)`: each event's records fall in one day, one file of it; `city, day(ts)`: each
+ * event's 8 cities interleaved, a file per city — with the lane on and off (the present path:
+ * JSON.parse, guard, coerced row and partition tuple per record). A fresh table per run, created
+ * by its first event through the present path in both (the lane does not create partitioned tables).
  */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'

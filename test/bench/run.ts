@@ -7,7 +7,7 @@
  * compaction-memory and table-history rows (file:// only, no endpoints); `--only commit` just the
  * commit rows at `--batches` pending batches, one snapshot each, with where the time went;
  * `--only throughput` just the writer-throughput rows (Floe writeBatch, encode only, DuckDB);
- * `--only partitioned` just the narrow input into a day(ts)-partitioned table, scanner lane on and off.
+ * `--only partitioned` just the narrow input into `day(ts)` and `city, day(ts)` tables, scanner lane on and off.
  * `npm run bench -- --scale [--out scale-results.json]`: the scale load test only (scale.ts,
  * docs/scale.md): per-key request rates before and after write sharding, and the model table.
  */
