@@ -21,7 +21,7 @@
  * more than one registration group, or a group attempt is retried.
  *
  * Memory: the lane holds at most FLOE_MEMORY_BUDGET_MB / 2 of records (their JSON bytes, or 8 bytes
- * per column where more, and a partitioned table's rows their places: scan-tables.ts PLACE_BYTES),
+ * per column where more, and a partitioned table's rows their places: scan-files.ts PLACE_BYTES),
  * a table at most FLOE_TARGET_FILE_MB; past that, records take the present path. Columns are
  * reserved within that share; the sink's budget is what is left.
  */
@@ -32,7 +32,8 @@ import type { ArrowBuild } from './columnar/arrow-build.js'
 import { decodeItem, runItem, type Item, type RawReader } from './decode.js'
 import type { TableSet } from './tables.js'
 import { createProbed, existingLane, firstPast, otherRecordsFor, probeLane, PROBE_RECORDS, PROBE_TOTAL, type Lane } from './scan-tables.js'
-import { laneFiles, readAgain, rowPlaces } from './scan-partition.js'
+import { fileBytes, laneBuilds } from './scan-files.js'
+import { laneFiles } from './scan-partition.js'
 import type { PartitionTuple } from '../iceberg/index.js'
 import type { WriterDeps } from './types.js'
 
@@ -193,9 +194,14 @@ export class ScanLane implements RawReader {
       if (lane === null || lane.released) continue
       const state = tables.get(table)
       const kept = state !== undefined && state.failure === undefined && state.schema['schema-id'] === lane.schemaId
-      const files = kept ? laneFiles(state.spec, state.schema, lane.scanner, (p) => tables.partitionProblem(state, p)) : undefined
+      // Each file of a split holds fileBytes until registered (scan-files.ts): as many as the lane's share has room for.
+      const room = Math.floor((this.#deps.config.memoryBudgetBytes / 2 - this.#bytes) / fileBytes(lane))
+      const files = kept ? laneFiles(state.spec, state.schema, lane.scanner, (p) => tables.partitionProblem(state, p), room) : undefined
       if (files === undefined) this.#release(lane)
       else lane.files = files
+      const held = files !== undefined && files.length > 1 ? files.length * fileBytes(lane) : 0
+      lane.bytes += held
+      this.#bytes += held
     }
   }
 
@@ -237,14 +243,7 @@ export class ScanLane implements RawReader {
     for (const [table, lane] of this.#lanes) {
       if (lane === null || lane.released || lane.built || lane.scanner.rows === 0) continue
       if (lane.files === undefined) throw new FloeError(`writer: the scanner lane's rows of ${table} were taken before the table was settled`)
-      lane.built = true
-      lane.bytes = 0
-      const at = lane.files.some((f) => f.rows !== undefined) ? rowPlaces(lane.runs, lane.scanner.rows) : undefined
-      for (const file of lane.files) {
-        if (file.rows !== undefined) readAgain(table, lane.scanner, this.#reader, file.rows, at!)
-        yield [table, lane.scanner.build(), file.partition]
-      }
-      lane.stow?.()
+      yield* laneBuilds(table, lane, this.#reader)
     }
   }
 }

@@ -21,8 +21,6 @@ import { fieldTransforms, parseTransform, partitionTuple, type PartitionSpec, ty
 import type { Schema } from '../schema/index.js'
 import { partitionKeyOf } from './buffers.js'
 import type { Scanner } from './columnar/index.js'
-import { FloeError } from '../errors.js'
-import type { RawPartition, RawRecordReader } from '../kafka/index.js'
 
 /** Transforms under which the least and the greatest value bound every other value's partition. */
 const ORDERED = new Set(['identity', 'truncate', 'year', 'month', 'day', 'hour'])
@@ -61,15 +59,16 @@ export function laneSpec(spec: PartitionSpec, schema: Schema): boolean {
 
 /**
  * The files of the rows the scanner holds, each of one partition value as partitionTuple gives it
- * for each of its rows; undefined when the spec is not one the lane checks or a tuple is one the
- * present path would not write (`problem`: see the module comment). Anything thrown here gives
- * the records to the present path, which meets it again per record.
+ * for each of its rows; undefined when the spec is not one the lane checks, a tuple is one the
+ * present path would not write (`problem`: see the module comment), or the rows have more than
+ * `room` values (the files the lane's memory share holds: scan-tables.ts fileBytes). Anything
+ * thrown here gives the records to the present path, which meets it again per record.
  */
-export function laneFiles(spec: PartitionSpec, schema: Schema, scanner: Scanner, problem: (p: PartitionTuple) => string | undefined): LaneFile[] | undefined {
+export function laneFiles(spec: PartitionSpec, schema: Schema, scanner: Scanner, problem: (p: PartitionTuple) => string | undefined, room: number): LaneFile[] | undefined {
   if (spec.fields.length === 0) return [{ partition: [] }]
   if (scanner.rows === 0 || !laneSpec(spec, schema)) return undefined
   try {
-    const files = oneValue(spec, schema, scanner) ?? byRow(spec, schema, scanner)
+    const files = oneValue(spec, schema, scanner) ?? byRow(spec, schema, scanner, room)
     return files.every((f) => problem(f.partition) === undefined) ? files : undefined
   } catch {
     return undefined
@@ -103,8 +102,8 @@ interface Group {
   rows: number[]
 }
 
-/** Each row's tuple from its scanned values; the rows grouped by it, first value first, batch order within. */
-function byRow(spec: PartitionSpec, schema: Schema, scanner: Scanner): LaneFile[] {
+/** Each row's tuple from its scanned values; the rows grouped by it, first value first, batch order within; at most `room` groups. */
+function byRow(spec: PartitionSpec, schema: Schema, scanner: Scanner, room: number): LaneFile[] {
   const fields = fieldsOf(spec, schema, scanner)
   const last = fields.length - 1
   // Tuples as a tree of maps, a level per field: no key text per row (Map's SameValueZero is partitionKeyOf's -0 = 0).
@@ -122,6 +121,7 @@ function byRow(spec: PartitionSpec, schema: Schema, scanner: Scanner): LaneFile[
     const v = (tuple[last] = fields[last]!(r))
     let group = node.get(v) as Group | undefined
     if (group === undefined) {
+      if (groups.length >= room) throw new Error(`more than ${room} partition values: more files than the lane's memory share holds`)
       node.set(v, (group = { partition: tuple.slice(), rows: [] }))
       groups.push(group)
     }
@@ -172,38 +172,4 @@ function spanOf(micros: number, unit: number): number {
   if (q * unit > micros) q--
   else if ((q + 1) * unit <= micros) q++
   return q
-}
-
-/** Each row of a lane's first reading: its raw partition and its index there. */
-export interface RowPlaces {
-  raw: RawPartition[]
-  index: Int32Array
-}
-
-/** Where each of a lane's `n` rows was read, from its runs (consecutive records of a raw partition, `to` excluded) in the scanner's order. */
-export function rowPlaces(runs: readonly { raw: RawPartition; from: number; to: number }[], n: number): RowPlaces {
-  const out: RowPlaces = { raw: new Array<RawPartition>(n), index: new Int32Array(n) }
-  let r = 0
-  for (const run of runs) {
-    for (let k = run.from; k < run.to && r < n; k++, r++) {
-      out.raw[r] = run.raw
-      out.index[r] = k
-    }
-  }
-  if (r !== n || runs.reduce((sum, run) => sum + run.to - run.from, 0) !== n) throw new FloeError(`writer: the scanner lane of ${n} rows was read in runs of other lengths`)
-  return out
-}
-
-/**
- * A file's rows (`rows`, of the first reading `at`) read again from the event into the emptied
- * scanner, in that order, for `table`'s file of their partition value.
- */
-export function readAgain(table: string, scanner: Scanner, reader: RawRecordReader, rows: Int32Array, at: RowPlaces): void {
-  scanner.clear()
-  for (const r of rows) {
-    // The same bytes into the same schema's columns: the scanner read them once, it reads them again.
-    if (!reader.read(at.raw[r]!, at.index[r]!) || !scanner.add(reader.value, reader)) {
-      throw new FloeError(`writer: record ${at.index[r]} of the scanner lane's rows of ${table} did not scan again`)
-    }
-  }
 }

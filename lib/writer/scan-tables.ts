@@ -24,6 +24,7 @@ import { isStruct, type Schema, type StructType } from '../schema/index.js'
 import { compileTableScanner, type Scanner } from './columnar/index.js'
 import { KAFKA_COLUMN } from './kafka-column.js'
 import { laneSpec, type LaneFile } from './scan-partition.js'
+import { PLACE_BYTES } from './scan-files.js'
 import type { Sample, TableSet, TableState } from './tables.js'
 import { jsonTopics, type Item } from './decode.js'
 import type { RawPartition } from '../kafka/index.js'
@@ -53,12 +54,6 @@ export interface Lane {
   placeBytes: number
 }
 
-/**
- * What a row of a partitioned table costs while its files are found and written
- * (scan-partition.ts): its place (a partition reference, 8 bytes, and an index, 4), its index in
- * its file's rows (4) and, while the rows are grouped, in an array of numbers (8).
- */
-export const PLACE_BYTES = 24
 
 const newLane = (scanner: Scanner, schemaId: number, partitioned: boolean, probe?: Probe): Lane => ({
   scanner,

@@ -34,6 +34,8 @@ const TABLES: Record<string, string[]> = {
   // A date a path cannot spell; a value longer than FLOE_MAX_PARTITION_VALUE_BYTES: dead letters on both paths.
   baddate: ['d'],
   longcity: ['city'],
+  // A value per record.
+  ids: ['id'],
 }
 const PINNED = { columns: { d: 'date', n: 'int' } }
 const ROUTES = JSON.stringify({
@@ -143,6 +145,19 @@ describe('FLOE_WRITER_SCAN on partitioned tables', () => {
     expect(count('bucketed')).toBeGreaterThan(1)
     expect(count('dated')).toBeGreaterThan(20)
   }, 120_000)
+
+  it('gives a table of more partition values than its memory share holds files for to the present path', async () => {
+    const cities = ['Oslo', 'Lima', 'Pune', 'Bern', 'Kyiv']
+    const batch = [...records('ids', 100, 300), ...records('monthly_city', 100, 300, (i) => ({ city: cities[i % 5] }))]
+    // 1 MB: the lane's half holds ~160 files of ~2.3 KB besides its rows; 300 ids are 300 files.
+    const batches = [seed(), batch]
+    const settings = { FLOE_ROUTES: ROUTES, FLOE_MEMORY_BUDGET_MB: '1' }
+    const [on, off] = [await laneRun(true, batches, settings), await laneRun(false, batches, settings)]
+    await expectSame(on, off)
+    expect(on.results[1]!.recordsScanned).toBe(300)
+    for (const t of ['ids', 'monthly_city']) expect(files(on, t), t).toEqual(files(off, t))
+    expect(on.results[1]!.tables.find((r) => r.table === 'sp.ids')!.files).toBe(300)
+  }, 120_000)
 })
 
 describe('laneFiles', () => {
@@ -160,6 +175,8 @@ describe('laneFiles', () => {
   const spec = (...fields: [string, number][]) => ({ 'spec-id': 1, fields: fields.map(([transform, source], k) => ({ 'source-id': source, 'field-id': 1000 + k, name: `p${k}`, transform })) })
   const limits = loadConfig({}, { FLOE_WAREHOUSE: 's3://bucket/warehouse' }).limits
   const none = () => undefined
+  /** Room for more files than any of these scanners has rows. */
+  const ROOM = 1_000
   const scanned = (...rows: string[]) => {
     const scanner = compileScanner(schema, limits)!
     for (const r of rows) expect(scanner.add(Buffer.from(r)), r).toBe(true)
@@ -171,29 +188,29 @@ describe('laneFiles', () => {
 
   it('is one file of the least and greatest rows\' tuple when they are one; a file per value, rows in order, when not', () => {
     const s = scanned('{"id":5,"ts":"2024-05-01T00:00:00Z","city":"Oslo"}', '{"id":-3,"ts":"2024-05-01T23:59:59.999999Z","city":"Oslo"}', '{"id":7,"ts":"2024-05-01T00:30:00Z","city":"Oslo"}')
-    expect(laneFiles(spec(['day', 2], ['identity', 3]), schema, s, none)).toEqual(one([19844, 'Oslo']))
-    expect(rowsOf(laneFiles(spec(['truncate[10]', 1]), schema, s, none))).toEqual([[[0n], [0, 2]], [[-10n], [1]]])
-    expect(laneFiles(spec(['truncate[2]', 3], ['year', 2]), schema, s, none)).toEqual(one(['Os', 54]))
-    expect(rowsOf(laneFiles(spec(['hour', 2]), schema, s, none))).toEqual([[[476256], [0, 2]], [[476279], [1]]])
-    expect(laneFiles(spec(['void', 4]), schema, s, none)).toEqual(one([null]))
-    expect(laneFiles(spec(), schema, s, none)).toEqual(one([]))
+    expect(laneFiles(spec(['day', 2], ['identity', 3]), schema, s, none, ROOM)).toEqual(one([19844, 'Oslo']))
+    expect(rowsOf(laneFiles(spec(['truncate[10]', 1]), schema, s, none, ROOM))).toEqual([[[0n], [0, 2]], [[-10n], [1]]])
+    expect(laneFiles(spec(['truncate[2]', 3], ['year', 2]), schema, s, none, ROOM)).toEqual(one(['Os', 54]))
+    expect(rowsOf(laneFiles(spec(['hour', 2]), schema, s, none, ROOM))).toEqual([[[476256], [0, 2]], [[476279], [1]]])
+    expect(laneFiles(spec(['void', 4]), schema, s, none, ROOM)).toEqual(one([null]))
+    expect(laneFiles(spec(), schema, s, none, ROOM)).toEqual(one([]))
     // Bucket keeps no order: each row's hash; one value when every row hashes alike.
-    expect(laneFiles(spec(['bucket[4]', 3]), schema, s, none)).toEqual([{ partition: [expect.any(Number)] }])
-    expect(rowsOf(laneFiles(spec(['bucket[1000]', 1]), schema, s, none))!.map(([, rows]) => rows)).toEqual([[0], [1], [2]])
+    expect(laneFiles(spec(['bucket[4]', 3]), schema, s, none, ROOM)).toEqual([{ partition: [expect.any(Number)] }])
+    expect(rowsOf(laneFiles(spec(['bucket[1000]', 1]), schema, s, none, ROOM))!.map(([, rows]) => rows)).toEqual([[0], [1], [2]])
   })
 
   it('groups timestamps by hour, day, month and year exactly at the boundaries, before 1970 too', () => {
     const at = (...ts: string[]) => scanned(...ts.map((t, i) => `{"id":${i},"ts":"${t}"}`))
     const edges = at('2023-12-31T23:59:59.999999Z', '2024-01-01T00:00:00Z', '1969-12-31T23:59:59.999999Z', '1970-01-01T00:00:00Z', '2023-12-31T23:00:00Z', '1969-12-31T00:00:00Z')
-    expect(rowsOf(laneFiles(spec(['year', 2]), schema, edges, none))).toEqual([[[53], [0, 4]], [[54], [1]], [[-1], [2, 5]], [[0], [3]]])
-    expect(rowsOf(laneFiles(spec(['month', 2]), schema, edges, none))).toEqual([[[647], [0, 4]], [[648], [1]], [[-1], [2, 5]], [[0], [3]]])
-    expect(rowsOf(laneFiles(spec(['day', 2]), schema, edges, none))).toEqual([[[19722], [0, 4]], [[19723], [1]], [[-1], [2, 5]], [[0], [3]]])
-    expect(rowsOf(laneFiles(spec(['hour', 2]), schema, edges, none))).toEqual([[[473351], [0, 4]], [[473352], [1]], [[-1], [2]], [[0], [3]], [[-24], [5]]])
+    expect(rowsOf(laneFiles(spec(['year', 2]), schema, edges, none, ROOM))).toEqual([[[53], [0, 4]], [[54], [1]], [[-1], [2, 5]], [[0], [3]]])
+    expect(rowsOf(laneFiles(spec(['month', 2]), schema, edges, none, ROOM))).toEqual([[[647], [0, 4]], [[648], [1]], [[-1], [2, 5]], [[0], [3]]])
+    expect(rowsOf(laneFiles(spec(['day', 2]), schema, edges, none, ROOM))).toEqual([[[19722], [0, 4]], [[19723], [1]], [[-1], [2, 5]], [[0], [3]]])
+    expect(rowsOf(laneFiles(spec(['hour', 2]), schema, edges, none, ROOM))).toEqual([[[473351], [0, 4]], [[473352], [1]], [[-1], [2]], [[0], [3]], [[-24], [5]]])
   })
 
   it('a source null in every row is one null value; in some rows only, a file of the nulls', () => {
-    expect(laneFiles(spec(['identity', 3]), schema, scanned('{"id":1}', '{"id":2,"city":null}'), none)).toEqual(one([null]))
-    expect(rowsOf(laneFiles(spec(['identity', 3]), schema, scanned('{"id":1}', '{"id":2,"city":"Oslo"}', '{"id":3}'), none))).toEqual([
+    expect(laneFiles(spec(['identity', 3]), schema, scanned('{"id":1}', '{"id":2,"city":null}'), none, ROOM)).toEqual(one([null]))
+    expect(rowsOf(laneFiles(spec(['identity', 3]), schema, scanned('{"id":1}', '{"id":2,"city":"Oslo"}', '{"id":3}'), none, ROOM))).toEqual([
       [[null], [0, 2]],
       [['Oslo'], [1]],
     ])
@@ -201,12 +218,26 @@ describe('laneFiles', () => {
 
   it('refuses a tuple whose path the present path refuses, or whose check throws', () => {
     const s = scanned('{"id":5,"city":"Oslo"}', '{"id":6,"city":"Lima"}')
-    expect(laneFiles(spec(['identity', 3]), schema, s, (p) => (p[0] === 'Lima' ? 'too long' : undefined))).toBeUndefined()
+    expect(laneFiles(spec(['identity', 3]), schema, s, (p) => (p[0] === 'Lima' ? 'too long' : undefined), ROOM)).toBeUndefined()
     expect(
-      laneFiles(spec(['identity', 3]), schema, s, () => {
-        throw new Error('date out of range')
-      }),
+      laneFiles(
+        spec(['identity', 3]),
+        schema,
+        s,
+        () => {
+          throw new Error('date out of range')
+        },
+        ROOM,
+      ),
     ).toBeUndefined()
+  })
+
+  it('refuses rows of more values than it has room for files', () => {
+    const s = scanned('{"id":1,"city":"Oslo"}', '{"id":2,"city":"Lima"}', '{"id":3,"city":"Pune"}', '{"id":4,"city":"Oslo"}')
+    expect(laneFiles(spec(['identity', 3]), schema, s, none, 2)).toBeUndefined()
+    expect(laneFiles(spec(['identity', 3]), schema, s, none, 3)).toHaveLength(3)
+    // One value needs no room: it is the rows as they are.
+    expect(laneFiles(spec(['identity', 3]), schema, scanned('{"id":1,"city":"Oslo"}'), none, 0)).toEqual(one(['Oslo']))
   })
 
   it('checks only top-level int, long, date, timestamp and string sources under the transforms it computes', () => {
