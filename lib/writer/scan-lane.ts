@@ -55,6 +55,7 @@ export class ScanLane implements RawReader {
   constructor(deps: WriterDeps) {
     this.#deps = deps
   }
+
   /** What the records the lane holds are charged against FLOE_MEMORY_BUDGET_MB (see the module comment). */
   get reserved(): number {
     return this.#bytes
@@ -186,8 +187,8 @@ export class ScanLane implements RawReader {
 
   /**
    * After the tables are prepared: each table's files (scan-partition.ts); one that evolved or
-   * failed, or has a partition value the present path refuses, gives its scanned records back to
-   * the present path (then `expand`).
+   * failed, has a partition value the present path refuses or more values than the lane's share
+   * has room for files gives its scanned records back to the present path (then `expand`).
    */
   settle(tables: TableSet): void {
     for (const [table, lane] of this.#lanes) {
