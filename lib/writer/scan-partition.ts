@@ -10,9 +10,9 @@
  * same tuple, that is every row's: one file, found without a look at each row. Otherwise (a
  * batch across midnight, several tenants, a source null in some rows only, a bucket) each row's
  * tuple is computed from its scanned values as the present path computes it from its coerced
- * row, and the rows are grouped by it (`partitionKeyOf`, the present path's buffer key), first
- * value first, rows in batch order: one file per value, read again from the event when it is
- * written (`LaneFiles.files`). A tuple the present path would not write — its path check
+ * row, and the rows are grouped by it as the present path's buffers group them (`partitionKeyOf`),
+ * first value first, rows in batch order: one file per value, read again from the event when it
+ * is written (scan-files.ts). A tuple the present path would not write — its path check
  * (FLOE_MAX_PARTITION_VALUE_BYTES) names a problem or throws (a date past what a path can spell),
  * or partitionTuple throws — gives the table's records back to the present path, which
  * dead-letters those records, each with its reason.
@@ -61,7 +61,7 @@ export function laneSpec(spec: PartitionSpec, schema: Schema): boolean {
  * The files of the rows the scanner holds, each of one partition value as partitionTuple gives it
  * for each of its rows; undefined when the spec is not one the lane checks, a tuple is one the
  * present path would not write (`problem`: see the module comment), or the rows have more than
- * `room` values (the files the lane's memory share holds: scan-tables.ts fileBytes). Anything
+ * `room` values (the files the lane's memory share holds: scan-files.ts fileBytes). Anything
  * thrown here gives the records to the present path, which meets it again per record.
  */
 export function laneFiles(spec: PartitionSpec, schema: Schema, scanner: Scanner, problem: (p: PartitionTuple) => string | undefined, room: number): LaneFile[] | undefined {
