@@ -32,7 +32,7 @@ import type { ArrowBuild } from './columnar/arrow-build.js'
 import { decodeItem, runItem, type Item, type RawReader } from './decode.js'
 import type { TableSet } from './tables.js'
 import { createProbed, existingLane, firstPast, otherRecordsFor, probeLane, PROBE_RECORDS, PROBE_TOTAL, type Lane } from './scan-tables.js'
-import { fileBytes, laneBuilds } from './scan-files.js'
+import { fileBytes, laneBuilds, splitBytes } from './scan-files.js'
 import { laneFiles } from './scan-partition.js'
 import type { PartitionTuple } from '../iceberg/index.js'
 import type { WriterDeps } from './types.js'
@@ -124,17 +124,16 @@ export class ScanLane implements RawReader {
       }
       // A table the batch creates is read all or nothing (scan-tables.ts).
       if (lane?.probe !== undefined && !lane.released) this.#release(lane)
-      if (from >= 0) items.push(this.#run(lane!, part, from, i, latest))
+      if (from >= 0) items.push(this.#run(part, from, i, latest))
       from = -1
       items.push(this.#decode(parseRawRecord(raw, i), part.key))
     }
-    if (from >= 0) items.push(this.#run(lane!, part, from, list.length, latest))
+    if (from >= 0) items.push(this.#run(part, from, list.length, latest))
     return below
   }
 
-  /** The item of records `from` to `to` (excluded) of `part`, scanned: the lane notes where its rows came from. */
-  #run(lane: Lane, part: EventPart, from: number, to: number, latest: number): Item {
-    lane.runs.push({ raw: part.raw!, from, to })
+  /** The item of records `from` to `to` (excluded) of `part`, scanned. */
+  #run(part: EventPart, from: number, to: number, latest: number): Item {
     return runItem(part, this.#routes.get(part.topic)!, from, to, latest)
   }
 
@@ -195,14 +194,12 @@ export class ScanLane implements RawReader {
       if (lane === null || lane.released) continue
       const state = tables.get(table)
       const kept = state !== undefined && state.failure === undefined && state.schema['schema-id'] === lane.schemaId
-      // Each file of a split holds fileBytes until registered (scan-files.ts): as many as the lane's share has room for.
-      const room = Math.floor((this.#deps.config.memoryBudgetBytes / 2 - this.#bytes) / fileBytes(lane))
-      const files = kept ? laneFiles(state.spec, state.schema, lane.scanner, (p) => tables.partitionProblem(state, p), room) : undefined
-      if (files === undefined) this.#release(lane)
-      else lane.files = files
-      const held = files !== undefined && files.length > 1 ? files.length * fileBytes(lane) : 0
-      lane.bytes += held
-      this.#bytes += held
+      // A split's files hold fileBytes each until registered, and one at a time a file's rows gathered (scan-files.ts): as much as the lane's share has room for.
+      const share = this.#deps.config.memoryBudgetBytes / 2
+      const files = kept ? laneFiles(state.spec, state.schema, lane.scanner, (p) => tables.partitionProblem(state, p), Math.floor((share - this.#bytes) / fileBytes(lane))) : undefined
+      const held = files === undefined ? 0 : splitBytes(lane, files)
+      if (files === undefined || this.#bytes + held > share) this.#release(lane)
+      else [lane.files, lane.bytes, this.#bytes] = [files, lane.bytes + held, this.#bytes + held]
     }
   }
 
@@ -236,15 +233,15 @@ export class ScanLane implements RawReader {
 
   /**
    * Each table's scanned rows as files of one partition value each (scan-partition.ts), built one
-   * at a time as the group writes them: a file of some rows reads them again into the emptied
-   * scanner. The scanner is then the next batch's to take; this one never touches it again.
+   * at a time as the group writes them: a file of some rows is those rows gathered from the
+   * columns. The scanner is then the next batch's to take; this one never touches it again.
    */
   *take(): Generator<[string, ArrowBuild, PartitionTuple]> {
     this.#bytes = 0 // The sink took its budget (FLOE_MEMORY_BUDGET_MB less `reserved`) when the group began.
     for (const [table, lane] of this.#lanes) {
       if (lane === null || lane.released || lane.built || lane.scanner.rows === 0) continue
       if (lane.files === undefined) throw new FloeError(`writer: the scanner lane's rows of ${table} were taken before the table was settled`)
-      yield* laneBuilds(table, lane, this.#reader)
+      yield* laneBuilds(table, lane)
     }
   }
 }

@@ -11,8 +11,8 @@
  * batch across midnight, several tenants, a source null in some rows only, a bucket) each row's
  * tuple is computed from its scanned values as the present path computes it from its coerced
  * row, and the rows are grouped by it as the present path's buffers group them (`partitionKeyOf`),
- * first value first, rows in batch order: one file per value, read again from the event when it
- * is written (scan-files.ts). A tuple the present path would not write — its path check
+ * first value first, rows in batch order: one file per value, its rows gathered from the columns
+ * when it is written (scan-files.ts). A tuple the present path would not write — its path check
  * (FLOE_MAX_PARTITION_VALUE_BYTES) names a problem or throws (a date past what a path can spell),
  * or partitionTuple throws — gives the table's records back to the present path, which
  * dead-letters those records, each with its reason.

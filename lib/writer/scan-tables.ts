@@ -48,8 +48,6 @@ export interface Lane {
   stow?: () => void
   /** The files its rows are written as, each of one partition value, once the table is prepared (ScanLane.settle; scan-partition.ts). */
   files?: LaneFile[]
-  /** Where its rows were read, in the scanner's order: runs of consecutive records of a raw partition (`to` excluded). */
-  runs: { raw: RawPartition; from: number; to: number }[]
   /** Bytes charged per row besides its columns: PLACE_BYTES where the table may be partitioned. */
   placeBytes: number
 }
@@ -61,7 +59,6 @@ const newLane = (scanner: Scanner, schemaId: number, partitioned: boolean, probe
   bytes: 0,
   full: false,
   released: false,
-  runs: [],
   placeBytes: partitioned ? PLACE_BYTES : 0,
   ...(probe ? { probe } : {}),
 })

@@ -35,6 +35,7 @@ import { KAFKA_SCANNED, KafkaColumn, ListColumn, StructColumn, type KafkaMeta } 
 import { LongColumn, NumberColumn, numberKind } from './scan-numbers.js'
 import { InferredStringColumn, InferredTimestampColumn, keysInOrder } from './scan-inferred.js'
 import { columnRange, columnValues, type ColumnRange } from './scan-range.js'
+import { gather } from './scan-gather.js'
 
 export interface Scanner {
   /** Rows scanned since the last build. */
@@ -62,7 +63,9 @@ export interface Scanner {
   range(k: number): ColumnRange | undefined
   /** Each row's value of top-level field `k` (null: a null), for the columns `range` reads (scan-range.ts); undefined for others. */
   values(k: number): ((row: number) => unknown) | undefined
-  /** Every row dropped, the columns' room kept: the rows are to be read again in another order (scan-partition.ts). */
+  /** `rows` (scanned rows' indexes, in that order) as `build` gives them had only those records been scanned; every row is kept (scan-gather.ts). */
+  select(rows: Int32Array): ArrowBuild
+  /** Every row dropped, the columns' room kept. */
   clear(): void
 }
 
@@ -156,22 +159,50 @@ function arrowTypesOf(schema: StructType): { rootType: arrow.Struct; arrowSchema
   return types
 }
 
+/** A schema's columns, empty, and the leaf statistics they fill at build. */
+type Columns = { root: StructColumn; stats: LeafStats[]; kafka?: KafkaColumn }
+
+function compileColumns(schema: StructType, rootType: arrow.Struct, opts: ScanOptions): Columns | undefined {
+  const c: Compiling = { stats: [], bounds: opts.bounds ?? (() => true), kafka: opts.kafka, inferred: opts.inferred }
+  const root = compileStruct(schema, '', rootType, c)
+  return root && { root, stats: c.stats, kafka: c.kafkaColumn }
+}
+
+/** What building a schema's columns takes besides them: its Arrow types, its string columns (by index) and the dictionary choice. */
+type Shape = { schema: StructType; rootType: arrow.Struct; arrowSchema: arrow.Schema; strings: number[]; judge: ScanOptions['dictionary'] }
+
+/** The rows of `cols` as Arrow data with their statistics; `cols` is then empty. */
+function buildColumns({ root, stats }: Columns, { schema, rootType, arrowSchema, strings, judge }: Shape): ArrowBuild {
+  for (const s of stats) {
+    s.valueCount = 0
+    s.nullCount = 0
+    s.min = undefined
+    s.max = undefined
+    if (s.nanCount !== undefined) s.nanCount = 0
+  }
+  const n = root.length
+  const sampled = Math.min(n, DICTIONARY_SAMPLE)
+  const dictionary = judge ? strings.filter((k) => judge((root.children[k] as StringColumn).sample(sampled))).map((k) => schema.fields[k]!.name) : []
+  const children = root.children.map((col) => col.build(0))
+  const data = arrow.makeData({ type: rootType, length: n, nullCount: 0, children })
+  root.truncate(0)
+  return { table: new arrow.Table(arrowSchema, [new arrow.RecordBatch(arrowSchema, data)]), stats: new Map(stats.map((s) => [s.id, { ...s }])), dictionary }
+}
+
 /** A scanner for `schema` (the records' value: no `_kafka` column), or undefined when the schema has a type or size it does not read. */
 export function compileScanner(schema: StructType, limits: RecordLimits, opts: ScanOptions = {}): Scanner | undefined {
   if (!withinLimits(schema, limits)) return undefined
-  const c: Compiling = { stats: [], bounds: opts.bounds ?? (() => true), kafka: opts.kafka, inferred: opts.inferred }
   const { rootType, arrowSchema } = arrowTypesOf(schema)
-  const root = compileStruct(schema, '', rootType, c)
-  if (root === undefined) return undefined
-  const kafka = c.kafkaColumn
+  const columns = compileColumns(schema, rootType, opts)
+  if (columns === undefined) return undefined
+  const { root, kafka } = columns
   const scan = compileStructScan(root)
-  const strings = schema.fields.flatMap((f, k) => (f.type === 'string' ? [k] : []))
-  const judge = opts.dictionary
+  const shape: Shape = { schema, rootType, arrowSchema, strings: schema.fields.flatMap((f, k) => (f.type === 'string' ? [k] : [])), judge: opts.dictionary }
   return {
     get rows() {
       return root.length
     },
-    rowBytes: 8 * c.stats.length,
+    rowBytes: 8 * columns.stats.length,
     add(record, meta) {
       const start = root.length
       const i = scan(record, skip(record, 0))
@@ -186,21 +217,13 @@ export function compileScanner(schema: StructType, limits: RecordLimits, opts: S
     range: (k) => columnRange(root.children[k]!, root.length),
     values: (k) => columnValues(root.children[k]!),
     clear: () => root.truncate(0),
-    build() {
-      for (const s of c.stats) {
-        s.valueCount = 0
-        s.nullCount = 0
-        s.min = undefined
-        s.max = undefined
-        if (s.nanCount !== undefined) s.nanCount = 0
-      }
-      const n = root.length
-      const sampled = Math.min(n, DICTIONARY_SAMPLE)
-      const dictionary = judge ? strings.filter((k) => judge((root.children[k] as StringColumn).sample(sampled))).map((k) => schema.fields[k]!.name) : []
-      const children = root.children.map((col) => col.build(0))
-      const data = arrow.makeData({ type: rootType, length: n, nullCount: 0, children })
-      root.truncate(0)
-      return { table: new arrow.Table(arrowSchema, [new arrow.RecordBatch(arrowSchema, data)]), stats: new Map(c.stats.map((s) => [s.id, { ...s }])), dictionary }
+    build: () => buildColumns(columns, shape),
+    select(rows) {
+      // Compiled from the same schema and options as `columns`: it compiles.
+      const twin = compileColumns(schema, rootType, opts)!
+      twin.root.reserve(rows.length)
+      gather(twin.root, root, rows)
+      return buildColumns(twin, shape)
     },
   }
 }

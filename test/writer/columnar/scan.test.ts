@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest'
 import { DEFAULT_LIMITS } from '../../../lib/config.js'
 import { parseJsonObject, parseJsonObjectFast } from '../../../lib/codec/index.js'
 import type { StructType } from '../../../lib/schema/index.js'
-import { compileCoercer, compileTableScanner, encodeBuilt, encodeParquet, type Row } from '../../../lib/writer/columnar/index.js'
+import { compileCoercer, compileTableScanner, encodeBuilt, encodeParquet, type KafkaMeta, type Row, type Scanner } from '../../../lib/writer/columnar/index.js'
 import { keepLayout } from '../../../lib/writer/columnar/layout.js'
 import { inspectRecord } from '../../../lib/writer/guard.js'
 import { narrowRecord } from '../../bench/data.js'
@@ -335,3 +335,82 @@ describe('JSON scanner', () => {
     expect(scanner.rows).toBe(0)
   })
 })
+
+describe('Scanner.select', () => {
+  /** `rows` of `scanner` (whose rows are `taken`, in order) against a scanner of the same schema that read just those records in that order. */
+  async function sameAsScannedAlone(schema: StructType, scanner: Scanner, taken: { bytes: Uint8Array; meta?: KafkaMeta }[], rows: Int32Array, kafka?: string) {
+    const alone = compileTableScanner(schema, {}, limits, kafka)!
+    for (const r of rows) expect(alone.add(taken[r]!.bytes, taken[r]!.meta)).toBe(true)
+    const expected = alone.build()
+    const selected = scanner.select(rows)
+    expect(selected.dictionary).toEqual(expected.dictionary)
+    const [a, b] = [await encodeBuilt(schema, expected), await encodeBuilt(schema, selected)]
+    expect(b.recordCount).toBe(rows.length)
+    expect(b.metrics).toEqual(a.metrics)
+    expect(Buffer.compare(Buffer.from(a.bytes), Buffer.from(b.bytes))).toBe(0)
+  }
+
+  it('gives any of the rows, in any order, as the scanner gives those records read alone, and keeps every row', async () => {
+    let selected = 0
+    await fc.assert(
+      // Hostile texts (most given up) among well-typed ones written by JSON.stringify (most taken).
+      fc.asyncProperty(fc.array(fc.oneof(text, fc.record(typed, { requiredKeys: ['req', 'lr'] }).map((r) => Buffer.from(JSON.stringify(r)))), { minLength: 1, maxLength: 40 }), fc.array(fc.nat(), { maxLength: 60 }), async (records, picks) => {
+        const scanner = compileTableScanner(SCHEMA, {}, limits)!
+        const taken = records.filter((bytes) => scanner.add(bytes)).map((bytes) => ({ bytes }))
+        if (taken.length === 0) return
+        // Distinct rows in the order picked: a split's file is any subset of rows, in batch order or not.
+        const rows = Int32Array.from(new Set(picks.map((p) => p % taken.length)))
+        await sameAsScannedAlone(SCHEMA, scanner, taken, rows)
+        selected += rows.length
+        expect(scanner.rows).toBe(taken.length)
+        // The scanner still builds every row it read.
+        await sameAsScannedAlone(SCHEMA, scanner, taken, Int32Array.from(taken.keys()))
+      }),
+      { numRuns: 200 },
+    )
+    expect(selected).toBeGreaterThan(200)
+  })
+
+  it('splits the bench records by city, with their _kafka metadata, as each city\'s records read alone', async () => {
+    const schema: StructType = {
+      type: 'struct',
+      fields: [
+        { id: 1, name: 'id', required: false, type: 'long' },
+        { id: 2, name: 'ts', required: false, type: 'timestamptz' },
+        { id: 3, name: 'score', required: false, type: 'double' },
+        { id: 4, name: 'ok', required: false, type: 'boolean' },
+        { id: 5, name: 'city', required: false, type: 'string' },
+        { id: 6, name: 'tags', required: false, type: list(7, 'string') },
+        { id: 8, name: 'device', required: false, type: { type: 'struct', fields: [{ id: 9, name: 'os', required: false, type: 'string' }, { id: 10, name: 'version', required: false, type: 'string' }] } },
+        {
+          id: 11,
+          name: '_kafka',
+          required: false,
+          type: {
+            type: 'struct',
+            fields: [
+              { id: 12, name: 'topic', required: false, type: 'string' },
+              { id: 13, name: 'partition', required: false, type: 'int' },
+              { id: 14, name: 'offset', required: false, type: 'long' },
+              { id: 15, name: 'timestamp', required: false, type: 'timestamptz' },
+            ],
+          },
+        },
+      ],
+    }
+    const scanner = compileTableScanner(schema, {}, limits, '_kafka')!
+    const taken = Array.from({ length: 2000 }, (_, i) => {
+      const { id, ts, score, ok, city, tags, device } = narrowRecord(i)
+      // Offsets past 2^53 too: the metadata's longs are copied as words.
+      const meta: KafkaMeta = { topic: `t${i % 3}`, partition: i % 4, offset: i % 5 === 0 ? 2n ** 60n + BigInt(i) : i, timestamp: 1_714_557_600_000 + i }
+      return { bytes: Buffer.from(JSON.stringify({ id, ts, score, ok, city, tags, device })), meta }
+    })
+    for (const t of taken) expect(scanner.add(t.bytes, t.meta)).toBe(true)
+    const byCity = new Map<string, number[]>()
+    taken.forEach((_, i) => byCity.set(narrowRecord(i).city as string, [...(byCity.get(narrowRecord(i).city as string) ?? []), i]))
+    expect(byCity.size).toBe(8)
+    for (const rows of byCity.values()) await sameAsScannedAlone(schema, scanner, taken, Int32Array.from(rows), '_kafka')
+    expect(scanner.rows).toBe(taken.length)
+  })
+})
+
