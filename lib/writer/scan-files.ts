@@ -12,9 +12,8 @@ import type { Lane } from './scan-tables.js'
 
 /**
  * What a row of a partitioned table costs while its files are found and written
- * (scan-partition.ts): its index in its file's rows (4 bytes), in an array of numbers while the
- * rows are grouped (8, and up to as much again while the array grows), and while its file is
- * gathered, the indexes of its list elements (4 each: a narrow record's list of two, 8).
+ * (scan-partition.ts): its charge noted (4 bytes), its index in its file's rows (4), and in an
+ * array of numbers while the rows are grouped (8, and up to as much again while the array grows).
  */
 export const PLACE_BYTES = 32
 
@@ -26,15 +25,34 @@ export const PLACE_BYTES = 32
  */
 export const fileBytes = (lane: Lane): number => 1024 + 768 + 8 * lane.scanner.rowBytes
 
+/** A lane's charges before it has any. */
+export const NO_CHARGES = new Int32Array(0)
+
+/** Row `row` of a partitioned table's lane was charged `n` bytes (scan-lane.ts): kept to charge the file it is gathered into. */
+export function noteCharge(lane: Lane, row: number, n: number): void {
+  if (row >= lane.charges.length) {
+    const next = new Int32Array(Math.max(1024, 2 * lane.charges.length, row + 1))
+    next.set(lane.charges)
+    lane.charges = next
+  }
+  lane.charges[row] = n
+}
+
 /**
- * What a split into `files` holds beyond the lane's columns: each file's fileBytes, and the
- * largest file's rows gathered (Scanner.select), charged as that share of the rows' bytes. The
+ * What a split into `files` holds beyond the lane's columns: each file's fileBytes, and one file's
+ * rows gathered at a time (Scanner.select) — charged as the largest file's rows were charged when
+ * read, plus an empty copy's arrays (~1.3 KB a string column, 170 bytes per 8 of rowBytes). The
  * columns stay until the last file is built; each gathered copy is dropped once its file is.
  */
 export function splitBytes(lane: Lane, files: readonly LaneFile[]): number {
   if (files.length < 2) return 0
-  const largest = files.reduce((most, f) => Math.max(most, f.rows?.length ?? lane.scanner.rows), 0)
-  return files.length * fileBytes(lane) + Math.ceil((lane.bytes * largest) / Math.max(1, lane.scanner.rows))
+  let largest = 0
+  for (const file of files) {
+    let bytes = 0
+    for (const r of file.rows ?? []) bytes += lane.charges[r]!
+    largest = Math.max(largest, bytes)
+  }
+  return files.length * fileBytes(lane) + largest + 170 * lane.scanner.rowBytes
 }
 
 /**

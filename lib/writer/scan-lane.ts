@@ -21,9 +21,10 @@
  * more than one registration group, or a group attempt is retried.
  *
  * Memory: the lane holds at most FLOE_MEMORY_BUDGET_MB / 2 of records (their JSON bytes, or 8 bytes
- * per column where more, and a partitioned table's rows their places: scan-files.ts PLACE_BYTES),
- * a table at most FLOE_TARGET_FILE_MB; past that, records take the present path. Columns are
- * reserved within that share; the sink's budget is what is left.
+ * per column where more, and a partitioned table's rows their places: scan-files.ts PLACE_BYTES,
+ * and a split's files and largest gathered file: `splitBytes`), a table at most FLOE_TARGET_FILE_MB;
+ * past that, records take the present path. Columns are reserved within that share; the sink's
+ * budget is what is left.
  */
 import { mapBounded } from '../concurrency.js'
 import { FloeError } from '../errors.js'
@@ -32,7 +33,7 @@ import type { ArrowBuild } from './columnar/arrow-build.js'
 import { decodeItem, runItem, type Item, type RawReader } from './decode.js'
 import type { TableSet } from './tables.js'
 import { createProbed, existingLane, firstPast, otherRecordsFor, probeLane, PROBE_RECORDS, PROBE_TOTAL, type Lane } from './scan-tables.js'
-import { fileBytes, laneBuilds, splitBytes } from './scan-files.js'
+import { fileBytes, laneBuilds, noteCharge, splitBytes } from './scan-files.js'
 import { laneFiles } from './scan-partition.js'
 import type { PartitionTuple } from '../iceberg/index.js'
 import type { WriterDeps } from './types.js'
@@ -160,6 +161,7 @@ export class ScanLane implements RawReader {
     }
     // The reader is the record's Kafka metadata (its topic, partition, offset and timestamp).
     if (!lane.scanner.add(value, reader)) return false
+    if (lane.placeBytes > 0) noteCharge(lane, lane.scanner.rows - 1, n)
     lane.bytes += n
     this.#bytes += n
     return true

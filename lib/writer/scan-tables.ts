@@ -24,7 +24,7 @@ import { isStruct, type Schema, type StructType } from '../schema/index.js'
 import { compileTableScanner, type Scanner } from './columnar/index.js'
 import { KAFKA_COLUMN } from './kafka-column.js'
 import { laneSpec, type LaneFile } from './scan-partition.js'
-import { PLACE_BYTES } from './scan-files.js'
+import { NO_CHARGES, PLACE_BYTES } from './scan-files.js'
 import type { Sample, TableSet, TableState } from './tables.js'
 import { jsonTopics, type Item } from './decode.js'
 import type { RawPartition } from '../kafka/index.js'
@@ -50,6 +50,8 @@ export interface Lane {
   files?: LaneFile[]
   /** Bytes charged per row besides its columns: PLACE_BYTES where the table may be partitioned. */
   placeBytes: number
+  /** Where the table may be partitioned: what each row was charged, by row (scan-files.ts `noteCharge`). */
+  charges: Int32Array
 }
 
 
@@ -60,6 +62,7 @@ const newLane = (scanner: Scanner, schemaId: number, partitioned: boolean, probe
   full: false,
   released: false,
   placeBytes: partitioned ? PLACE_BYTES : 0,
+  charges: NO_CHARGES,
   ...(probe ? { probe } : {}),
 })
 

@@ -180,7 +180,7 @@ export function formatThroughput(throughput: ThroughputResult[]): string {
  * The partition specs the narrow events are written into: `day(ts)`, where each event's records
  * fall in one day (the scanner lane writes them as one file of it, found from the least and
  * greatest `ts`), and `city, day(ts)`, where each event holds all 8 cities, interleaved (each
- * row's tuple, and each city's rows read again from the event into its own file).
+ * row's tuple, and each city's rows gathered from the columns into its own file).
  */
 export const PARTITION_SPECS = [['day(ts)'], ['city', 'day(ts)']]
 

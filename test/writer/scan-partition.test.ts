@@ -3,8 +3,8 @@
  * rows as one file per partition value — the same rows, metrics, ranges, partition tuples, paths
  * and file bytes as the present path — whether a batch has one value (found from the rows'
  * least and greatest source values) or several (a batch across midnight, interleaved cities, a
- * source null in some rows only, a bucket: each row's tuple, the file's rows read again from the
- * event). A batch with a value the present path refuses (a date a path cannot spell, a value past
+ * source null in some rows only, a bucket: each row's tuple, the file's rows gathered from the
+ * columns). A batch with a value the present path refuses (a date a path cannot spell, a value past
  * FLOE_MAX_PARTITION_VALUE_BYTES) gives its records to the present path, which dead-letters them.
  * Both are compared with the lane off (lane-compare.ts). DynamoDB Local and s3rver.
  */
@@ -12,6 +12,8 @@ import { describe, expect, it } from 'vitest'
 import type { DataFile } from '../../lib/iceberg/types.js'
 import { compileScanner } from '../../lib/writer/columnar/index.js'
 import { laneFiles, laneSpec } from '../../lib/writer/scan-partition.js'
+import { fileBytes, NO_CHARGES, noteCharge, PLACE_BYTES, splitBytes } from '../../lib/writer/scan-files.js'
+import type { Lane } from '../../lib/writer/scan-tables.js'
 import { loadConfig } from '../../lib/config.js'
 import type { Schema } from '../../lib/schema/index.js'
 import { expectSame, laneRun, type Run } from './lane-compare.js'
@@ -247,5 +249,26 @@ describe('laneFiles', () => {
     expect(laneSpec(spec(['bucket[4]', 3], ['bucket[8]', 2]), schema)).toBe(true)
     expect(laneSpec(spec(['identity', 4]), schema)).toBe(false)
     expect(laneSpec(spec(['day', 6]), schema)).toBe(false)
+  })
+})
+
+describe('splitBytes', () => {
+  const scanner = compileScanner({ type: 'struct', fields: [{ id: 1, name: 'city', required: false, type: 'string' }, { id: 2, name: 'n', required: false, type: 'long' }] }, loadConfig({}, { FLOE_WAREHOUSE: 's3://bucket/warehouse' }).limits)!
+  const lane = (): Lane => ({ scanner, schemaId: 0, bytes: 0, full: false, released: false, placeBytes: PLACE_BYTES, charges: NO_CHARGES })
+
+  it('charges each file, and the largest file\'s rows by what they were charged when read, not by their count', () => {
+    const l = lane()
+    // Three small rows and one large one, noted past the first growth of the charges' array.
+    const charges = [...Array.from({ length: 2000 }, () => 40), 90_000]
+    charges.forEach((n, r) => noteCharge(l, r, n))
+    expect(l.charges.length).toBeGreaterThanOrEqual(2001)
+    const many = { partition: ['Oslo'], rows: Int32Array.from({ length: 2000 }, (_, k) => k) }
+    const big = { partition: ['Lima'], rows: Int32Array.of(2000) }
+    const copy = (bytes: number) => 2 * fileBytes(l) + bytes + 170 * scanner.rowBytes
+    // The one large row is the larger copy (90 KB against 80 KB), though its file has one row of 2001.
+    expect(splitBytes(l, [many, big])).toBe(copy(90_000))
+    expect(splitBytes(l, [many, { partition: ['Lima'], rows: Int32Array.of(0) }])).toBe(copy(80_000))
+    // One file is the columns as they are: no copy, no file charged.
+    expect(splitBytes(l, [{ partition: ['Oslo'] }])).toBe(0)
   })
 })
