@@ -6,7 +6,7 @@
  * lane's share: PLACE_BYTES a row while it is read, `splitBytes` once it is settled.
  */
 import type { PartitionTuple } from '../iceberg/index.js'
-import type { ArrowBuild } from './columnar/index.js'
+import { grow, type ArrowBuild } from './columnar/index.js'
 import type { LaneFile } from './scan-partition.js'
 import type { Lane } from './scan-tables.js'
 
@@ -30,11 +30,7 @@ export const NO_CHARGES = new Int32Array(0)
 
 /** Row `row` of a partitioned table's lane was charged `n` bytes (scan-lane.ts): kept to charge the file it is gathered into. */
 export function noteCharge(lane: Lane, row: number, n: number): void {
-  if (row >= lane.charges.length) {
-    const next = new Int32Array(Math.max(1024, 2 * lane.charges.length, row + 1))
-    next.set(lane.charges)
-    lane.charges = next
-  }
+  if (row >= lane.charges.length) lane.charges = grow(lane.charges, Math.max(1024, row + 1))
   lane.charges[row] = n
 }
 

@@ -12,6 +12,7 @@ import { toArrowField, toArrowSchema, toArrowType, isList, isMap, isStruct, type
 import { leafBuilder, validity, type LeafBuilder, type LeafStats } from './columns.js'
 import type { Row } from './coerce.js'
 import { generated } from './codegen.js'
+import { resetStats } from './column-parts.js'
 
 type Builder = (values: unknown[], placeholders: number) => arrow.Data
 
@@ -45,13 +46,7 @@ export function compileArrowBuilder(schema: StructType, opts: ArrowBuildOptions 
   const judge = opts.dictionary
   const strings = judge ? schema.fields.flatMap((f, c) => (f.type === 'string' ? [c] : [])) : []
   return (rows) => {
-    for (const s of stats) {
-      s.valueCount = 0
-      s.nullCount = 0
-      s.min = undefined
-      s.max = undefined
-      if (s.nanCount !== undefined) s.nanCount = 0
-    }
+    resetStats(stats)
     const columns = split(rows)
     const dictionary = strings.filter((c) => judge!(columns[c]!)).map((c) => schema.fields[c]!.name)
     const childData = columns.map((col, c) => children[c]!.build(col, 0))

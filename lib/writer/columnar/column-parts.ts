@@ -17,6 +17,17 @@ export interface LeafStats {
   max?: unknown
 }
 
+/** Every count of `stats` back to zero and its bounds cleared, before a file's rows are built into them. */
+export function resetStats(stats: readonly LeafStats[]): void {
+  for (const s of stats) {
+    s.valueCount = 0
+    s.nullCount = 0
+    s.min = undefined
+    s.max = undefined
+    if (s.nanCount !== undefined) s.nanCount = 0
+  }
+}
+
 export type LeafBuilder = (values: unknown[], placeholders: number) => arrow.Data
 
 /** Validity bitmap (bit set = valid) and null count of a column. */

@@ -10,6 +10,7 @@ export type { LeafStats } from './columns.js'
 export { columnMetrics, columnSizes, metricsModes, splitOffsets, type ColumnMetrics } from './metrics.js'
 export { compileScanner, compileTableScanner, type Scanner, type ScanOptions } from './scan.js'
 export type { KafkaMeta } from './scan-nested.js'
+export { grow } from './scan-leaves.js'
 export type { ColumnRange } from './scan-range.js'
 export { compressionOf, encodeBuilt, encodeParquet, integerColumns, type IntegerEncoding, parquetSettings, type EncodedParquet, type EncodeOptions, type ParquetSettings, writeWithSettings } from './parquet.js'
 

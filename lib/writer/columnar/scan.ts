@@ -25,7 +25,7 @@ import * as arrow from 'apache-arrow'
 import type { RecordLimits } from '../../config.js'
 import { isList, isStruct, leafFields, toArrowField, toArrowSchema, type IcebergType, type ListType, type StructType } from '../../schema/index.js'
 import type { ArrowBuild, ArrowBuildOptions } from './arrow-build.js'
-import type { LeafStats } from './column-parts.js'
+import { resetStats, type LeafStats } from './column-parts.js'
 import { metricsModes, tracksBounds } from './metrics.js'
 import { DICTIONARY_SAMPLE, fewDistinct } from './parquet.js'
 import { skip } from './scan-bytes.js'
@@ -173,13 +173,7 @@ type Shape = { schema: StructType; rootType: arrow.Struct; arrowSchema: arrow.Sc
 
 /** The rows of `cols` as Arrow data with their statistics; `cols` is then empty. */
 function buildColumns({ root, stats }: Columns, { schema, rootType, arrowSchema, strings, judge }: Shape): ArrowBuild {
-  for (const s of stats) {
-    s.valueCount = 0
-    s.nullCount = 0
-    s.min = undefined
-    s.max = undefined
-    if (s.nanCount !== undefined) s.nanCount = 0
-  }
+  resetStats(stats)
   const n = root.length
   const sampled = Math.min(n, DICTIONARY_SAMPLE)
   const dictionary = judge ? strings.filter((k) => judge((root.children[k] as StringColumn).sample(sampled))).map((k) => schema.fields[k]!.name) : []
