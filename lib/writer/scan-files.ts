@@ -18,6 +18,12 @@ import type { Lane } from './scan-tables.js'
 export const PLACE_BYTES = 32
 
 /**
+ * What a row of the lane is charged beyond its columns (Scanner.bytes) for each of its lists'
+ * elements: the element's index while a split file's rows are gathered (scan-gather.ts).
+ */
+export const ELEMENT_INDEX_BYTES = 4
+
+/**
  * What each file of a table whose rows the lane splits by partition value holds from the split
  * until it is registered: its group (its tuple, its rows' array, a map entry per field: ~0.6–1 KB)
  * and its registration entry (lib/control file-list.ts: ~35 bytes a column measured, 64 counted,
@@ -62,6 +68,6 @@ export function* laneBuilds(table: string, lane: Lane): Generator<[string, Arrow
   lane.bytes = 0
   const scanner = lane.scanner
   for (const file of lane.files!) yield [table, file.rows === undefined ? scanner.build() : scanner.select(file.rows), file.partition]
-  scanner.clear()
+  scanner.truncate(0)
   lane.stow?.()
 }

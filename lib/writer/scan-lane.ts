@@ -20,8 +20,8 @@
  * partition value is one the present path refuses, the batch is cut at the table limit or needs
  * more than one registration group, or a group attempt is retried.
  *
- * Memory: the lane holds at most FLOE_MEMORY_BUDGET_MB / 2 of records (their JSON bytes, or 8 bytes
- * per column where more, and a partitioned table's rows their places: scan-files.ts PLACE_BYTES,
+ * Memory: the lane holds at most FLOE_MEMORY_BUDGET_MB / 2 of records (their JSON bytes, or what
+ * their rows take in the columns where more, a partitioned table's rows PLACE_BYTES,
  * and a split's files and largest gathered file: `splitBytes`), a table at most FLOE_TARGET_FILE_MB;
  * past that, records take the present path. Columns are reserved within that share; the sink's
  * budget is what is left.
@@ -32,8 +32,8 @@ import { parseRawRecord, RawRecordReader, type EventPart, type KafkaRecord, type
 import type { ArrowBuild } from './columnar/arrow-build.js'
 import { decodeItem, runItem, type Item, type RawReader } from './decode.js'
 import type { TableSet } from './tables.js'
-import { createProbed, existingLane, firstPast, otherRecordsFor, probeLane, PROBE_RECORDS, PROBE_TOTAL, type Lane } from './scan-tables.js'
-import { fileBytes, laneBuilds, noteCharge, splitBytes } from './scan-files.js'
+import { createProbed, existingLane, firstPast, firstRecords, otherRecordsFor, probeLane, type Lane } from './scan-tables.js'
+import { ELEMENT_INDEX_BYTES, fileBytes, laneBuilds, noteCharge, splitBytes } from './scan-files.js'
 import { laneFiles } from './scan-partition.js'
 import type { PartitionTuple } from '../iceberg/index.js'
 import type { WriterDeps } from './types.js'
@@ -82,25 +82,15 @@ export class ScanLane implements RawReader {
     const names = this.route(parts)
     const states = await mapBounded(names, PRELOADS, (table) => tables.preload(table).catch(() => undefined))
     names.forEach((table, k) => {
-      const state = states[k]
-      if (state === null) this.#missing.add(table)
-      this.#lanes.set(table, state ? existingLane(this.#deps, state) : null)
+      if (states[k] === null) this.#missing.add(table)
+      this.#lanes.set(table, states[k] ? existingLane(this.#deps, states[k]) : null)
     })
   }
 
   /** Before any partition is read: each missing table probed from its first records past the checkpoints (scan-tables.ts). */
   probe(parts: readonly EventPart[], checkpoints: ReadonlyMap<string, bigint | undefined>): void {
     for (const table of this.#missing) {
-      const firsts = (): Item[] => {
-        const out: Item[] = []
-        for (const part of parts) {
-          if (part.raw === undefined || this.#routes.get(part.topic)![0] !== table) continue
-          const from = firstPast(part.raw, checkpoints.get(part.key))
-          const to = Math.min(part.raw.list.length, from + PROBE_RECORDS, from + PROBE_TOTAL - out.length)
-          for (let k = from; k < to; k++) out.push(this.#decode(parseRawRecord(part.raw, k), part.key))
-        }
-        return out
-      }
+      const firsts = () => firstRecords(parts, (topic) => this.#routes.get(topic)![0] === table, checkpoints, (r, pkey) => this.#decode(r, pkey))
       this.#lanes.set(table, probeLane(this.#deps, this.#tables!, table, firsts) ?? null)
     }
     this.#missing.clear()
@@ -149,22 +139,33 @@ export class ScanLane implements RawReader {
   #scan(lane: Lane, raw: RawPartition, i: number): boolean {
     const reader = this.#reader
     if (lane.full || lane.released || !reader.read(raw, i)) return false
-    const value = reader.value
-    const { memoryBudgetBytes, targetFileBytes, limits } = this.#deps.config
-    if (value.byteLength > limits.maxRecordBytes) return false
-    // Charged its JSON bytes, or what its row takes in the columns where that is more (a sparse record of a wide table), and its place.
-    const n = Math.max(value.byteLength, lane.scanner.rowBytes) + lane.placeBytes
-    // Once a record does not fit, the rest of the table's records take the present path too.
-    if (this.#bytes + n > memoryBudgetBytes / 2 || lane.bytes + n > targetFileBytes) {
-      lane.full = true
+    const { value } = reader
+    const scanner = lane.scanner
+    if (value.byteLength > this.#deps.config.limits.maxRecordBytes) return false
+    // Charged its JSON bytes, or what its row takes in the columns where that is more, and its place (see the module comment).
+    let n = Math.max(value.byteLength, scanner.rowBytes) + lane.placeBytes
+    if (!this.#fits(lane, n)) return false
+    const [bytes, elements] = [scanner.bytes, scanner.elements]
+    // The reader is the record's Kafka metadata (its topic, partition, offset and timestamp).
+    if (!scanner.add(value, reader)) return false
+    // Its row is known once read: long strings of a wide table's sparse record, a list of small numbers (8 bytes an element for `1,`).
+    n = Math.max(value.byteLength, scanner.bytes - bytes) + ELEMENT_INDEX_BYTES * (scanner.elements - elements) + lane.placeBytes
+    if (!this.#fits(lane, n)) {
+      scanner.truncate(scanner.rows - 1)
       return false
     }
-    // The reader is the record's Kafka metadata (its topic, partition, offset and timestamp).
-    if (!lane.scanner.add(value, reader)) return false
-    if (lane.placeBytes > 0) noteCharge(lane, lane.scanner.rows - 1, n)
+    if (lane.placeBytes > 0) noteCharge(lane, scanner.rows - 1, n)
     lane.bytes += n
     this.#bytes += n
     return true
+  }
+
+  /** Whether `n` more bytes fit the lane's share and the table's file; once a record does not, the rest of the table's records take the present path too. */
+  #fits(lane: Lane, n: number): boolean {
+    const { memoryBudgetBytes, targetFileBytes } = this.#deps.config
+    if (this.#bytes + n <= memoryBudgetBytes / 2 && lane.bytes + n <= targetFileBytes) return true
+    lane.full = true
+    return false
   }
 
   #decode(record: KafkaRecord, pkey: string): Item {

@@ -27,7 +27,7 @@ import { laneSpec, type LaneFile } from './scan-partition.js'
 import { NO_CHARGES, PLACE_BYTES } from './scan-files.js'
 import type { Sample, TableSet, TableState } from './tables.js'
 import { jsonTopics, type Item } from './decode.js'
-import type { RawPartition } from '../kafka/index.js'
+import { parseRawRecord, type EventPart, type KafkaRecord, type RawPartition } from '../kafka/index.js'
 import type { ReplayOptions, WriterDeps } from './types.js'
 
 /** A table's share of the lane. */
@@ -218,4 +218,19 @@ export function firstPast(raw: RawPartition, checkpoint: bigint | undefined): nu
   let i = 0
   if (checkpoint !== undefined) while (i < raw.list.length && BigInt(raw.list[i]!.offset as number) < checkpoint) i++
   return i
+}
+
+/**
+ * The records a missing table is probed from (`probeLane`): the first PROBE_RECORDS past the
+ * checkpoint of each raw part `ofTable` (by topic), PROBE_TOTAL in all, decoded the present way.
+ */
+export function firstRecords(parts: readonly EventPart[], ofTable: (topic: string) => boolean, checkpoints: ReadonlyMap<string, bigint | undefined>, decode: (record: KafkaRecord, pkey: string) => Item): Item[] {
+  const out: Item[] = []
+  for (const part of parts) {
+    if (part.raw === undefined || !ofTable(part.topic)) continue
+    const from = firstPast(part.raw, checkpoints.get(part.key))
+    const to = Math.min(part.raw.list.length, from + PROBE_RECORDS, from + PROBE_TOTAL - out.length)
+    for (let k = from; k < to; k++) out.push(decode(parseRawRecord(part.raw, k), part.key))
+  }
+  return out
 }

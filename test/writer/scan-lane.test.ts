@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest'
 import { loadConfig } from '../../lib/config.js'
 import { ConfigError } from '../../lib/errors.js'
 import { writeBatch } from '../../lib/writer/pipeline.js'
+import { ELEMENT_INDEX_BYTES } from '../../lib/writer/scan-files.js'
 import { existingLane } from '../../lib/writer/scan-tables.js'
 import { TableSet } from '../../lib/writer/tables.js'
 import { expectSame, laneRun, type Run } from './lane-compare.js'
@@ -74,6 +75,13 @@ function mixed(extra: EventRecord[] = []): EventRecord[] {
   // A `_kafka` key is a dead letter whatever its value, null included (the lane once took this one as a row).
   out.push({ topic: 'where', partition: 3, offset: 2, value: '{"id":3,"_kafka":null}' })
   return [...out, ...extra]
+}
+
+/** How many of the first charges fit within `share` bytes, in order. */
+function heldWithin(share: number, charges: number[]): number {
+  let [bytes, held] = [0, 0]
+  while (held < charges.length && bytes + charges[held]! <= share) bytes += charges[held++]!
+  return held
 }
 
 const run = (scan: boolean, batches: EventRecord[][], settings: Record<string, string> = {}, before?: (s: WriterSetup) => void): Promise<Run> =>
@@ -163,9 +171,8 @@ describe('FLOE_WRITER_SCAN', () => {
     // The budget cuts the rows into files at other places when the lane holds part of it: counts, not per-file bounds.
     await expectSame(on, off, false)
     // ~0.8 MB of JSON: the lane's file holds the records up to half the budget, the rows path the rest.
-    let bytes = 0
-    let held = 0
-    while (bytes + Buffer.byteLength(JSON.stringify(many[held]!.value)) <= 512 * 1024) bytes += Buffer.byteLength(JSON.stringify(many[held++]!.value))
+    // Each record is charged its JSON bytes (more than its row takes in the columns) and its tags' indexes (ELEMENT_INDEX_BYTES each).
+    const held = heldWithin(512 * 1024, many.map((r) => Buffer.byteLength(JSON.stringify(r.value)) + ELEMENT_INDEX_BYTES * ((r.value as { tags: string[] | null }).tags?.length ?? 0)))
     expect(held).toBeLessThan(many.length)
     const counts = (x: Run) => x.files.get('sl.clicks')!.map((f) => f.recordCount)
     expect(counts(on)).toContain(held)
@@ -183,6 +190,23 @@ describe('FLOE_WRITER_SCAN', () => {
     await expectSame(on, off, false)
     // 300 columns: 2,400 bytes a row against the lane's half of the budget (48 KB of JSON would all fit).
     expect(on.files.get('sl.sparse')!.map((f) => f.recordCount)).toContain(Math.floor((512 * 1024) / 2400))
+  }, 120_000)
+
+  it("charges a list's elements what they take in the columns: a list of small numbers is not charged its few JSON bytes", async () => {
+    const routes = JSON.parse(ROUTES) as { routes: unknown[] }
+    routes.routes.push({ topic: 'bits', table: 'bits' })
+    const settings = { FLOE_ROUTES: JSON.stringify(routes), FLOE_MEMORY_BUDGET_MB: '1' }
+    const bits = (i: number) => ({ id: i, bits: Array.from({ length: 100 }, (_, k) => (i >> k % 8) & 1) })
+    const first = [{ topic: 'bits', partition: 0, offset: 0, value: bits(0) }]
+    const records = Array.from({ length: 1000 }, (_, i) => ({ topic: 'bits', partition: 0, offset: 1 + i, value: bits(i) }))
+    const [on, off] = [await run(true, [first, records], settings), await run(false, [first, records], settings)]
+    await expectSame(on, off, false)
+    // ~215 KB of JSON, all of it within the lane's 512 KB; in the columns a row takes 2 leaves' 16 bytes and 8 an element, and 4 an element's index: 1,216 bytes, so the lane holds 431.
+    const json = records.reduce((n, r) => n + Buffer.byteLength(JSON.stringify(r.value)), 0)
+    expect(json).toBeLessThan(512 * 1024)
+    const held = heldWithin(512 * 1024, records.map(() => 16 + 8 * 100 + ELEMENT_INDEX_BYTES * 100))
+    expect(held).toBe(431)
+    expect(on.files.get('sl.bits')!.map((f) => f.recordCount)).toContain(held)
   }, 120_000)
 
   it('a retried group attempt (another writer registered part of the batch) registers the rest once, the present way', async () => {

@@ -23,25 +23,31 @@
  */
 import * as arrow from 'apache-arrow'
 import type { RecordLimits } from '../../config.js'
-import { isList, isStruct, leafFields, toArrowField, toArrowSchema, type IcebergType, type ListType, type StructType } from '../../schema/index.js'
-import type { ArrowBuild, ArrowBuildOptions } from './arrow-build.js'
-import { resetStats, type LeafStats } from './column-parts.js'
+import { toArrowField, toArrowSchema, type StructType } from '../../schema/index.js'
+import type { ArrowBuild } from './arrow-build.js'
+import { resetStats } from './column-parts.js'
 import { metricsModes, tracksBounds } from './metrics.js'
 import { DICTIONARY_SAMPLE, fewDistinct } from './parquet.js'
 import { skip } from './scan-bytes.js'
 import { compileStructScan } from './scan-code.js'
-import { BooleanColumn, StringColumn, type ScanColumn } from './scan-leaves.js'
-import { KAFKA_SCANNED, KafkaColumn, ListColumn, StructColumn, type KafkaMeta } from './scan-nested.js'
-import { LongColumn, NumberColumn, numberKind } from './scan-numbers.js'
-import { InferredStringColumn, InferredTimestampColumn, keysInOrder } from './scan-inferred.js'
+import { compileColumns, withinLimits, type Columns, type ScanOptions } from './scan-compile.js'
+import type { StringColumn } from './scan-leaves.js'
+import type { KafkaMeta } from './scan-nested.js'
+import { keysInOrder } from './scan-inferred.js'
 import { columnRange, columnValues, type ColumnRange } from './scan-range.js'
 import { gather } from './scan-gather.js'
+
+export type { ScanOptions } from './scan-compile.js'
 
 export interface Scanner {
   /** Rows scanned since the last build. */
   readonly rows: number
   /** The least a row takes in the columns: 8 bytes per leaf (a null too), string bytes aside. */
   readonly rowBytes: number
+  /** Elements of every list column in the rows. */
+  readonly elements: number
+  /** What the rows take in the columns: rowBytes each, their strings' bytes, and 8 bytes (a slot) a list element. */
+  readonly bytes: number
   /**
    * One record's bytes (exactly its view) as a row, with its Kafka metadata in the `_kafka`
    * column if the scanner has one; false (nothing added) when the record is not one it reads.
@@ -65,84 +71,8 @@ export interface Scanner {
   values(k: number): ((row: number) => unknown) | undefined
   /** `rows` (scanned rows' indexes, in that order) as `build` gives them had only those records been scanned; every row is kept (scan-gather.ts). */
   select(rows: Int32Array): ArrowBuild
-  /** Every row dropped, the columns' room kept. */
-  clear(): void
-}
-
-/** Leaf statistics in schema order, as compileArrowBuilder registers them; the top-level metadata column's name, if any. */
-interface Compiling {
-  stats: LeafStats[]
-  bounds: NonNullable<ArrowBuildOptions['bounds']>
-  kafka?: string
-  /** The metadata column, once compiled. */
-  kafkaColumn?: KafkaColumn
-  /** ScanOptions.inferred. */
-  inferred?: boolean
-}
-
-function compileColumn(type: IcebergType, id: number, name: string, repeated: boolean, arrowType: arrow.DataType, c: Compiling): ScanColumn | undefined {
-  if (isStruct(type)) return repeated ? undefined : compileStruct(type, `${name}.`, arrowType as arrow.Struct, c)
-  if (isList(type)) return repeated ? undefined : compileList(type, name, arrowType as arrow.List, c)
-  if (typeof type !== 'string') return undefined
-  const kind = numberKind(type)
-  if (kind === undefined && type !== 'long' && type !== 'boolean' && type !== 'string') return undefined
-  // A schema inferred from records has only the types inference gives (scan-inferred.ts).
-  if (c.inferred && !INFERRED.has(type)) return undefined
-  const stats: LeafStats = { id, type, valueCount: 0, nullCount: 0 }
-  if (type === 'float' || type === 'double') stats.nanCount = 0
-  c.stats.push(stats)
-  const bounds = !repeated && c.bounds(id, name)
-  if (c.inferred && type === 'timestamptz') return new InferredTimestampColumn(kind!, arrowType, stats, bounds)
-  if (kind !== undefined) return new NumberColumn(kind, arrowType, stats, bounds)
-  if (type === 'long') return new LongColumn(arrowType, stats, bounds)
-  if (type === 'boolean') return new BooleanColumn(arrowType, stats, bounds)
-  return c.inferred ? new InferredStringColumn(arrowType, stats, bounds) : new StringColumn(arrowType, stats, bounds)
-}
-
-/** The primitive types lib/schema's inference gives a JSON value. */
-const INFERRED = new Set(['boolean', 'long', 'double', 'timestamptz', 'string'])
-
-function compileList(type: ListType, name: string, arrowType: arrow.List, c: Compiling): ScanColumn | undefined {
-  const element = compileColumn(type.element, type['element-id'], `${name}.element`, true, arrowType.children[0]!.type, c)
-  return element && new ListColumn(arrowType, element, type['element-required'])
-}
-
-function compileStruct(type: StructType, prefix: string, arrowType: arrow.Struct, c: Compiling): StructColumn | undefined {
-  // Parquet holds no empty group (parquet.ts writableSchema): such a schema takes the present path.
-  if (type.fields.length === 0) return undefined
-  // A v3 write-default fills an absent field (coerce-parts.ts); the scanner writes null: the present path's.
-  if (type.fields.some((f) => f['write-default'] !== undefined)) return undefined
-  const children: ScanColumn[] = []
-  for (let k = 0; k < type.fields.length; k++) {
-    const f = type.fields[k]!
-    const childType = arrowType.children[k]!.type
-    const child = prefix === '' && f.name === c.kafka ? compileKafka(f.type, childType as arrow.Struct, c) : compileColumn(f.type, f.id, prefix + f.name, false, childType, c)
-    if (child === undefined) return undefined
-    children.push(child)
-  }
-  const struct = new StructColumn(arrowType, type, children)
-  if (c.inferred) struct.firstKey = new Int32Array(children.length).fill(-1)
-  return struct
-}
-
-/** The `_kafka` column of the parts the scanner fills (KAFKA_SCANNED, of their types), else undefined. */
-function compileKafka(type: IcebergType, arrowType: arrow.Struct, c: Compiling): KafkaColumn | undefined {
-  if (!isStruct(type) || !type.fields.every((f) => KAFKA_SCANNED[f.name] === f.type)) return undefined
-  // Filled from the record's metadata, not inferred from its value: no `inferred` rules (its partition is an int).
-  const inner = compileStruct(type, `${c.kafka}.`, arrowType, { ...c, inferred: false })
-  return inner && (c.kafkaColumn = new KafkaColumn(inner, type.fields.map((f) => f.name)))
-}
-
-/** Deepest nesting of a type, counted as the guard counts objects and arrays. */
-const depthOf = (type: IcebergType): number =>
-  isStruct(type) ? 1 + Math.max(0, ...type.fields.map((f) => depthOf(f.type))) : isList(type) ? 1 + depthOf(type.element) : 0
-
-/** Field names the guard would refuse, or a record deeper or wider than the limits: not scanned. */
-function withinLimits(schema: StructType, limits: RecordLimits): boolean {
-  const names = (t: IcebergType): string[] => (isStruct(t) ? t.fields.flatMap((f) => [f.name, ...names(f.type)]) : isList(t) ? names(t.element) : [])
-  if (names(schema).some((n) => n.length > limits.maxFieldNameLength || /\p{Cs}/u.test(n))) return false
-  // One level short of the depth limit, so no count of the guard's can differ from this one.
-  return depthOf(schema) < limits.maxDepth && leafFields(schema).length <= limits.maxColumns
+  /** The rows from `rows` on dropped (every row: 0), the columns' room kept. */
+  truncate(rows: number): void
 }
 
 /**
@@ -157,15 +87,6 @@ function arrowTypesOf(schema: StructType): { rootType: arrow.Struct; arrowSchema
   let types = arrowTypes.get(schema)
   if (types === undefined) arrowTypes.set(schema, (types = { rootType: new arrow.Struct(schema.fields.map(toArrowField)), arrowSchema: toArrowSchema(schema) }))
   return types
-}
-
-/** A schema's columns, empty, and the leaf statistics they fill at build. */
-type Columns = { root: StructColumn; stats: LeafStats[]; kafka?: KafkaColumn }
-
-function compileColumns(schema: StructType, rootType: arrow.Struct, opts: ScanOptions): Columns | undefined {
-  const c: Compiling = { stats: [], bounds: opts.bounds ?? (() => true), kafka: opts.kafka, inferred: opts.inferred }
-  const root = compileStruct(schema, '', rootType, c)
-  return root && { root, stats: c.stats, kafka: c.kafkaColumn }
 }
 
 /** What building a schema's columns takes besides them: its Arrow types, its string columns (by index) and the dictionary choice. */
@@ -189,7 +110,7 @@ export function compileScanner(schema: StructType, limits: RecordLimits, opts: S
   const { rootType, arrowSchema } = arrowTypesOf(schema)
   const columns = compileColumns(schema, rootType, opts)
   if (columns === undefined) return undefined
-  const { root, kafka } = columns
+  const { root, kafka, lists, strings } = columns
   const scan = compileStructScan(root)
   const shape: Shape = { schema, rootType, arrowSchema, strings: schema.fields.flatMap((f, k) => (f.type === 'string' ? [k] : [])), judge: opts.dictionary }
   return {
@@ -197,6 +118,16 @@ export function compileScanner(schema: StructType, limits: RecordLimits, opts: S
       return root.length
     },
     rowBytes: 8 * columns.stats.length,
+    get elements() {
+      let n = 0
+      for (const list of lists) n += list.element.length
+      return n
+    },
+    get bytes() {
+      let n = root.length * this.rowBytes + 8 * this.elements
+      for (const column of strings) n += column.offsets[column.length]!
+      return n
+    },
     add(record, meta) {
       const start = root.length
       const i = scan(record, skip(record, 0))
@@ -210,7 +141,7 @@ export function compileScanner(schema: StructType, limits: RecordLimits, opts: S
     keysInOrder: () => keysInOrder(root),
     range: (k) => columnRange(root.children[k]!, root.length),
     values: (k) => columnValues(root.children[k]!),
-    clear: () => root.truncate(0),
+    truncate: (rows) => root.truncate(rows),
     build: () => buildColumns(columns, shape),
     select(rows) {
       // Compiled from the same schema and options as `columns`: it compiles.
@@ -220,13 +151,6 @@ export function compileScanner(schema: StructType, limits: RecordLimits, opts: S
       return buildColumns(twin, shape)
     },
   }
-}
-
-export interface ScanOptions extends ArrowBuildOptions {
-  /** The top-level column filled from each record's Kafka metadata (`_kafka`), not from its value. */
-  kafka?: string
-  /** The schema was inferred from a batch's first records: read only values inference types as the schema does (scan-inferred.ts). */
-  inferred?: boolean
 }
 
 /**

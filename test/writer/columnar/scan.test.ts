@@ -414,3 +414,45 @@ describe('Scanner.select', () => {
   })
 })
 
+
+describe('Scanner.bytes', () => {
+  /** A taken record's list elements and its strings' UTF-8 bytes, counted from its JSON.parse value (SCHEMA's lists: st.z, ls, lr). */
+  function counted(bytes: Uint8Array): { elements: number; strings: number } {
+    const v = JSON.parse(Buffer.from(bytes).toString()) as Record<string, unknown>
+    const st = v.st as { y: string; z?: unknown[] | null } | null | undefined
+    const lists = [st?.z, v.ls, v.lr].filter(Array.isArray) as unknown[][]
+    const texts = [v.s, st?.y, ...((v.ls as unknown[] | null | undefined) ?? []), v['día ✓']].filter((t) => typeof t === 'string') as string[]
+    return { elements: lists.reduce((n, l) => n + l.length, 0), strings: texts.reduce((n, t) => n + Buffer.byteLength(t), 0) }
+  }
+
+  it("is what each row takes in the columns — rowBytes, its strings' bytes, 8 a list element — and covers the Arrow data built", async () => {
+    let checked = 0
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.oneof(text, fc.record(typed, { requiredKeys: ['req', 'lr'] }).map((r) => Buffer.from(JSON.stringify(r)))), { minLength: 1, maxLength: 40 }), fc.infiniteStream(fc.boolean()), async (records, coins) => {
+        const scanner = compileTableScanner(SCHEMA, {}, limits)!
+        const coin = coins[Symbol.iterator]()
+        for (const bytes of records) {
+          const [before, elements] = [scanner.bytes, scanner.elements]
+          if (!scanner.add(bytes)) {
+            expect([scanner.bytes, scanner.elements]).toEqual([before, elements])
+            continue
+          }
+          const c = counted(bytes)
+          expect(scanner.elements - elements).toBe(c.elements)
+          expect(scanner.bytes - before).toBe(scanner.rowBytes + c.strings + 8 * c.elements)
+          checked++
+          // A row dropped (the lane's rollback when it does not fit) gives back all it took.
+          if (coin.next().value) {
+            scanner.truncate(scanner.rows - 1)
+            expect([scanner.bytes, scanner.elements]).toEqual([before, elements])
+          }
+        }
+        const held = scanner.bytes
+        const { table } = scanner.build()
+        expect(table.data.reduce((n, d) => n + d.byteLength, 0)).toBeLessThanOrEqual(held + 64)
+      }),
+      { numRuns: 200 },
+    )
+    expect(checked).toBeGreaterThan(500)
+  })
+})
