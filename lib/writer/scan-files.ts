@@ -3,7 +3,8 @@
  * them: a file of every row is the scanner's columns as they are; a file of some rows (a table
  * split by partition value) is those rows gathered from the columns (Scanner.select). One file is
  * built at a time, as the group writes them. What a split costs in memory is charged to the
- * lane's share: PLACE_BYTES a row while it is read, `splitBytes` once it is settled.
+ * lane's share: a file's fileBytes with its first row, PLACE_BYTES a row while it is read, `splitBytes`
+ * once it is settled.
  */
 import type { PartitionTuple } from '../iceberg/index.js'
 import { grow, type ArrowBuild } from './columnar/index.js'
@@ -41,10 +42,11 @@ export function noteCharge(lane: Lane, row: number, n: number): void {
 }
 
 /**
- * What a split into `files` holds beyond the lane's columns: each file's fileBytes, and one file's
- * rows gathered at a time (Scanner.select) — charged as the largest file's rows were charged when
- * read, plus an empty copy's arrays (~1.3 KB a string column, 170 bytes per 8 of rowBytes). The
- * columns stay until the last file is built; each gathered copy is dropped once its file is.
+ * What a split into `files` holds beyond the lane's columns and its first file's fileBytes (charged
+ * with its first row, scan-lane.ts): each other file's fileBytes, and one file's rows gathered at
+ * a time (Scanner.select) — charged as the largest file's rows were charged when read, plus an
+ * empty copy's arrays (~1.3 KB a string column, 170 bytes per 8 of rowBytes). The columns stay
+ * until the last file is built; each gathered copy is dropped once its file is.
  */
 export function splitBytes(lane: Lane, files: readonly LaneFile[]): number {
   if (files.length < 2) return 0
@@ -54,7 +56,7 @@ export function splitBytes(lane: Lane, files: readonly LaneFile[]): number {
     for (const r of file.rows ?? []) bytes += lane.charges[r]!
     largest = Math.max(largest, bytes)
   }
-  return files.length * fileBytes(lane) + largest + 170 * lane.scanner.rowBytes
+  return (files.length - 1) * fileBytes(lane) + largest + 170 * lane.scanner.rowBytes
 }
 
 /**

@@ -21,10 +21,10 @@
  * more than one registration group, or a group attempt is retried.
  *
  * Memory: the lane holds at most FLOE_MEMORY_BUDGET_MB / 2 of records (their JSON bytes, or what
- * their rows take in the columns where more, a partitioned table's rows PLACE_BYTES,
- * and a split's files and largest gathered file: `splitBytes`), a table at most FLOE_TARGET_FILE_MB;
- * past that, records take the present path. Columns are reserved within that share; the sink's
- * budget is what is left.
+ * their rows take in the columns where more, a partitioned table's rows PLACE_BYTES, a table's
+ * file entry, a split's other files and largest gathered file: scan-files.ts), a table at most
+ * FLOE_TARGET_FILE_MB; past that, records take the present path. Columns are reserved within
+ * that share; the sink's budget is what is left.
  */
 import { mapBounded } from '../concurrency.js'
 import { FloeError } from '../errors.js'
@@ -38,8 +38,7 @@ import { laneFiles } from './scan-partition.js'
 import type { PartitionTuple } from '../iceberg/index.js'
 import type { WriterDeps } from './types.js'
 
-/** Tables loaded at once (prepare.ts prepares as many at a time). */
-const PRELOADS = 8
+const PRELOADS = 8 // Tables loaded at once (prepare.ts prepares as many at a time).
 
 export class ScanLane implements RawReader {
   readonly #deps: WriterDeps
@@ -140,16 +139,17 @@ export class ScanLane implements RawReader {
     const reader = this.#reader
     if (lane.full || lane.released || !reader.read(raw, i)) return false
     const { value } = reader
-    const scanner = lane.scanner
+    const { scanner } = lane
     if (value.byteLength > this.#deps.config.limits.maxRecordBytes) return false
-    // Charged its JSON bytes, or what its row takes in the columns where that is more, and its place (see the module comment).
-    let n = Math.max(value.byteLength, scanner.rowBytes) + lane.placeBytes
+    // Charged its JSON bytes, or what its row takes in the columns where that is more, its place, and the first row its file's entry (see the module comment).
+    const entry = scanner.rows === 0 ? fileBytes(lane) : 0
+    let n = Math.max(value.byteLength, scanner.rowBytes) + lane.placeBytes + entry
     if (!this.#fits(lane, n)) return false
-    const [bytes, elements] = [scanner.bytes, scanner.elements]
-    // The reader is the record's Kafka metadata (its topic, partition, offset and timestamp).
+    const bytes = scanner.bytes
+    const elements = scanner.elements
+    // The reader is the record's Kafka metadata. Its row is known once read: long strings of a sparse record, a list of small numbers (8 bytes an element for `1,`).
     if (!scanner.add(value, reader)) return false
-    // Its row is known once read: long strings of a wide table's sparse record, a list of small numbers (8 bytes an element for `1,`).
-    n = Math.max(value.byteLength, scanner.bytes - bytes) + ELEMENT_INDEX_BYTES * (scanner.elements - elements) + lane.placeBytes
+    n = Math.max(value.byteLength, scanner.bytes - bytes) + ELEMENT_INDEX_BYTES * (scanner.elements - elements) + lane.placeBytes + entry
     if (!this.#fits(lane, n)) {
       scanner.truncate(scanner.rows - 1)
       return false
@@ -197,9 +197,9 @@ export class ScanLane implements RawReader {
       if (lane === null || lane.released) continue
       const state = tables.get(table)
       const kept = state !== undefined && state.failure === undefined && state.schema['schema-id'] === lane.schemaId
-      // A split's files hold fileBytes each until registered, and one at a time a file's rows gathered (scan-files.ts): as much as the lane's share has room for.
+      // A split's other files hold fileBytes each until registered, and one at a time a file's rows gathered (scan-files.ts): as much as the lane's share has room for.
       const share = this.#deps.config.memoryBudgetBytes / 2
-      const files = kept ? laneFiles(state.spec, state.schema, lane.scanner, (p) => tables.partitionProblem(state, p), Math.floor((share - this.#bytes) / fileBytes(lane))) : undefined
+      const files = kept ? laneFiles(state.spec, state.schema, lane.scanner, (p) => tables.partitionProblem(state, p), 1 + Math.floor((share - this.#bytes) / fileBytes(lane))) : undefined
       const held = files === undefined ? 0 : splitBytes(lane, files)
       if (files === undefined || this.#bytes + held > share) this.#release(lane)
       else [lane.files, lane.bytes, this.#bytes] = [files, lane.bytes + held, this.#bytes + held]
