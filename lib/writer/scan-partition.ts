@@ -17,7 +17,6 @@
  * or partitionTuple throws — gives the table's records back to the present path, which
  * dead-letters those records, each with its reason.
  */
-import { logger } from '../log.js'
 import { fieldTransforms, parseTransform, partitionTuple, type PartitionSpec, type PartitionTuple, type PartitionValue } from '../iceberg/index.js'
 import type { Schema } from '../schema/index.js'
 import { partitionKeyOf } from './buffers.js'
@@ -71,8 +70,7 @@ export function laneFiles(spec: PartitionSpec, schema: Schema, scanner: Scanner,
   try {
     const files = oneValue(spec, schema, scanner) ?? byRow(spec, schema, scanner, room)
     return files.every((f) => problem(f.partition) === undefined) ? files : undefined
-  } catch (err) {
-    logger.warn('scanner lane: the partition values of its rows were not found; they take the present path', { error: (err as Error).message })
+  } catch {
     return undefined
   }
 }

@@ -20,7 +20,6 @@
  * present path, which evolves it from all of them.
  */
 import { isDeepStrictEqual } from 'node:util'
-import { logger } from '../log.js'
 import { isStruct, type Schema, type StructType } from '../schema/index.js'
 import { compileTableScanner, type Scanner } from './columnar/index.js'
 import { KAFKA_COLUMN } from './kafka-column.js'
@@ -150,8 +149,7 @@ export function probeLane(deps: WriterDeps, tables: TableSet, table: string, fir
     const scanner = compileTableScanner(schema, properties, deps.config.limits, kafka ? KAFKA_COLUMN : undefined, true)
     // The table it creates may be partitioned (its options): charged as if it is.
     return scanner && newLane(scanner, schema['schema-id'], true, { samples: firsts, schema, properties })
-  } catch (err) {
-    logger.warn('scanner lane: a missing table could not be probed; its records take the present path', { table, error: (err as Error).message })
+  } catch {
     return undefined
   }
 }
