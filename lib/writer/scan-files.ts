@@ -19,16 +19,18 @@ import type { Lane } from './scan-tables.js'
 export const PLACE_BYTES = 32
 
 /**
- * What a row of the lane is charged beyond its columns (Scanner.bytes) for each of its lists'
- * elements: the element's index while a split file's rows are gathered (scan-gather.ts).
+ * What a split file's copy of a row takes beyond the row's own charge (Scanner.bytes), for each
+ * of its lists' elements: the element's index while the file's rows are gathered (scan-gather.ts).
+ * Noted with the row's charge (`noteCharge`), which splitBytes charges for the largest file's copy.
  */
 export const ELEMENT_INDEX_BYTES = 4
 
 /**
- * What each file of a table whose rows the lane splits by partition value holds from the split
- * until it is registered: its group (its tuple, its rows' array, a map entry per field: ~0.6–1 KB)
- * and its registration entry (lib/control file-list.ts: ~35 bytes a column measured, 64 counted,
- * its path and 256 of the sink's overhead). Charged to the lane's share (scan-lane.ts `settle`).
+ * What each file of the lane holds until it is registered: a split file its group (its tuple, its
+ * rows' array, a map entry per field: ~0.6–1 KB), every file its registration entry (lib/control
+ * file-list.ts: ~35 bytes a column measured, 64 counted, its path and 256 of the sink's
+ * overhead). A table's first file is charged with its first row (scan-lane.ts), a split's others
+ * when it is settled (`splitBytes`).
  */
 export const fileBytes = (lane: Lane): number => 1024 + 768 + 8 * lane.scanner.rowBytes
 

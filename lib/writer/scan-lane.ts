@@ -149,12 +149,12 @@ export class ScanLane implements RawReader {
     const elements = scanner.elements
     // The reader is the record's Kafka metadata. Its row is known once read: long strings of a sparse record, a list of small numbers (8 bytes an element for `1,`).
     if (!scanner.add(value, reader)) return false
-    n = Math.max(value.byteLength, scanner.bytes - bytes) + ELEMENT_INDEX_BYTES * (scanner.elements - elements) + lane.placeBytes + entry
+    n = Math.max(value.byteLength, scanner.bytes - bytes) + lane.placeBytes + entry
     if (!this.#fits(lane, n)) {
       scanner.truncate(scanner.rows - 1)
       return false
     }
-    if (lane.placeBytes > 0) noteCharge(lane, scanner.rows - 1, n)
+    if (lane.placeBytes > 0) noteCharge(lane, scanner.rows - 1, n - entry + ELEMENT_INDEX_BYTES * (scanner.elements - elements))
     lane.bytes += n
     this.#bytes += n
     return true

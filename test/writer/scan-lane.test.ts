@@ -10,7 +10,6 @@ import { describe, expect, it } from 'vitest'
 import { loadConfig } from '../../lib/config.js'
 import { ConfigError } from '../../lib/errors.js'
 import { writeBatch } from '../../lib/writer/pipeline.js'
-import { ELEMENT_INDEX_BYTES } from '../../lib/writer/scan-files.js'
 import { existingLane } from '../../lib/writer/scan-tables.js'
 import { TableSet } from '../../lib/writer/tables.js'
 import { expectSame, laneRun, type Run } from './lane-compare.js'
@@ -174,8 +173,8 @@ describe('FLOE_WRITER_SCAN', () => {
     // The budget cuts the rows into files at other places when the lane holds part of it: counts, not per-file bounds.
     await expectSame(on, off, false)
     // ~0.8 MB of JSON: the lane's file holds the records up to half the budget, the rows path the rest.
-    // Each record is charged its JSON bytes (more than its row takes in the columns) and its tags' indexes (ELEMENT_INDEX_BYTES each).
-    const held = heldWithin(512 * 1024 - entry(9 * 8), many.map((r) => Buffer.byteLength(JSON.stringify(r.value)) + ELEMENT_INDEX_BYTES * ((r.value as { tags: string[] | null }).tags?.length ?? 0)))
+    // Each record is charged its JSON bytes (more than its row takes in the columns), the table's file entry with the first.
+    const held = heldWithin(512 * 1024 - entry(9 * 8), many.map((r) => Buffer.byteLength(JSON.stringify(r.value))))
     expect(held).toBeLessThan(many.length)
     const counts = (x: Run) => x.files.get('sl.clicks')!.map((f) => f.recordCount)
     expect(counts(on)).toContain(held)
@@ -204,12 +203,32 @@ describe('FLOE_WRITER_SCAN', () => {
     const records = Array.from({ length: 1000 }, (_, i) => ({ topic: 'bits', partition: 0, offset: 1 + i, value: bits(i) }))
     const [on, off] = [await run(true, [first, records], settings), await run(false, [first, records], settings)]
     await expectSame(on, off, false)
-    // ~215 KB of JSON, all of it within the lane's 512 KB; in the columns a row takes 2 leaves' 16 bytes and 8 an element, and 4 an element's index: 1,216 bytes, so the lane holds 429.
+    // ~215 KB of JSON, all of it within the lane's 512 KB; in the columns a row takes 2 leaves' 16 bytes and 8 an element: 816 bytes, so the lane holds 640.
     const json = records.reduce((n, r) => n + Buffer.byteLength(JSON.stringify(r.value)), 0)
     expect(json).toBeLessThan(512 * 1024)
-    const held = heldWithin(512 * 1024 - entry(16), records.map(() => 16 + 8 * 100 + ELEMENT_INDEX_BYTES * 100))
-    expect(held).toBe(429)
+    const held = heldWithin(512 * 1024 - entry(16), records.map(() => 16 + 8 * 100))
+    expect(held).toBe(640)
     expect(on.files.get('sl.bits')!.map((f) => f.recordCount)).toContain(held)
+  }, 120_000)
+
+  it("charges a split file's copy of a list 4 bytes an element more, for the element's index while gathered", async () => {
+    const routes = JSON.parse(ROUTES) as { routes: unknown[]; tables: Record<string, unknown> }
+    routes.routes.push({ topic: 'pbits', table: 'pbits' })
+    routes.tables.pbits = { partitionBy: ['k'] }
+    const settings = { FLOE_ROUTES: JSON.stringify(routes), FLOE_MEMORY_BUDGET_MB: '1' }
+    const bits = (i: number) => ({ k: i % 2 ? 'x' : 'y', bits: Array.from({ length: 100 }, (_, k) => (i >> k % 8) & 1) })
+    const first = [{ topic: 'pbits', partition: 0, offset: 0, value: bits(0) }]
+    const batch = (n: number) => Array.from({ length: n }, (_, i) => ({ topic: 'pbits', partition: 0, offset: 1 + i, value: bits(i) }))
+    // A row: 2 leaves (16 bytes), its value `x` or `y` (1), 100 elements (800) and its place (PLACE_BYTES, 32): 849 bytes; its copy
+    // 400 more for the elements' indexes. N rows in two files hold 849 N, 2 file entries (1,920 each), the larger file's copy
+    // (1,249 N / 2) and an empty copy's arrays (170 × 16): over the lane's 512 KB past N = 351 (past 406 without the indexes).
+    const scanned = async (n: number) => {
+      const [on, off] = [await run(true, [first, batch(n)], settings), await run(false, [first, batch(n)], settings)]
+      await expectSame(on, off, false)
+      return on.results[1]!.recordsScanned
+    }
+    expect(await scanned(340)).toBe(340)
+    expect(await scanned(380)).toBe(0)
   }, 120_000)
 
   it('a retried group attempt (another writer registered part of the batch) registers the rest once, the present way', async () => {

@@ -9,8 +9,9 @@
  * integer literals only (inferred long), a double column numbers (inferred double once any is
  * fractional, as one of the first records' was), a boolean column `true` and `false`, and a
  * struct no key its schema lacks. Each struct notes the first row each of its keys came in
- * (`firstKey`), for `keysInOrder`; a rolled-back record's rows stay noted, so a refused record
- * must end the lane's use of the scanner (scan-lane.ts releases a probed table at its first).
+ * (`firstKey`), for `keysInOrder`; a key first seen in a row rolled back is forgotten with it
+ * (StructColumn.truncate). A refused record still ends the lane's use of the scanner: a probed
+ * table is read all or nothing (scan-lane.ts releases it at its first).
  */
 import { fastIsoMicros, isZonedTimestampText } from '../../schema/index.js'
 import { asciiEnd, isDigit, QUOTE, TEMPORAL_TEXT } from './scan-bytes.js'

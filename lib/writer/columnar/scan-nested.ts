@@ -107,6 +107,9 @@ export class StructColumn implements ScanColumn {
   truncate(n: number): void {
     this.length = n
     for (const c of this.children) c.truncate(n)
+    // A key first seen in a dropped row is not seen yet.
+    const first = this.firstKey
+    if (first !== undefined) for (let k = 0; k < first.length; k++) if (first[k]! >= n) first[k] = -1
   }
 
   reserve(rows: number): void {

@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest'
 import { DEFAULT_LIMITS } from '../../../lib/config.js'
 import { parseJsonObject, parseJsonObjectFast } from '../../../lib/codec/index.js'
 import type { StructType } from '../../../lib/schema/index.js'
-import { compileCoercer, compileTableScanner, encodeBuilt, encodeParquet, type KafkaMeta, type Row, type Scanner } from '../../../lib/writer/columnar/index.js'
+import { compileCoercer, compileScanner, compileTableScanner, encodeBuilt, encodeParquet, type KafkaMeta, type Row, type Scanner } from '../../../lib/writer/columnar/index.js'
 import { keepLayout } from '../../../lib/writer/columnar/layout.js'
 import { inspectRecord } from '../../../lib/writer/guard.js'
 import { narrowRecord } from '../../bench/data.js'
@@ -415,6 +415,28 @@ describe('Scanner.select', () => {
 })
 
 
+describe('Scanner.truncate', () => {
+  it("undoes a row completely: an inferred scanner forgets the keys first seen in it (keysInOrder)", () => {
+    const schema: StructType = { type: 'struct', fields: ['a', 'b', 'c'].map((name, k) => ({ id: k + 1, name, required: false, type: 'long' as const })) }
+    const scanner = compileScanner(schema, limits, { inferred: true })!
+    const add = (v: object) => expect(scanner.add(Buffer.from(JSON.stringify(v)))).toBe(true)
+    for (let i = 0; i < 5; i++) add({ a: i })
+    add({ a: 5, b: 5, c: 5 })
+    scanner.truncate(scanner.rows - 1)
+    // c first comes in row 5, b in row 6: inference over these rows orders the fields a, c, b.
+    add({ a: 5, c: 5 })
+    add({ a: 6, b: 6 })
+    expect(scanner.rows).toBe(7)
+    expect(scanner.keysInOrder()).toBe(false)
+    // Rows dropped down to the ones with a alone: b and c are not seen at all.
+    scanner.truncate(5)
+    expect(scanner.keysInOrder()).toBe(false)
+    add({ a: 5, b: 5 })
+    add({ a: 6, b: 6, c: 6 })
+    expect(scanner.keysInOrder()).toBe(true)
+  })
+})
+
 describe('Scanner.bytes', () => {
   /** A taken record's list elements and its strings' UTF-8 bytes, counted from its JSON.parse value (SCHEMA's lists: st.z, ls, lr). */
   function counted(bytes: Uint8Array): { elements: number; strings: number } {
@@ -451,5 +473,26 @@ describe('Scanner.bytes', () => {
       { numRuns: 200 },
     )
     expect(checked).toBeGreaterThan(500)
+  })
+})
+
+describe('Scanner.bytes with a _kafka column', () => {
+  it("counts the topic's bytes the column holds for every row, and an inferred scanner's strings", () => {
+    const kafka: StructType = {
+      type: 'struct',
+      fields: [
+        { id: 1, name: 's', required: false, type: 'string' },
+        { id: 2, name: 'l', required: false, type: list(3, 'long') },
+        { id: 4, name: '_kafka', required: false, type: { type: 'struct', fields: [{ id: 5, name: 'topic', required: false, type: 'string' }, { id: 6, name: 'offset', required: false, type: 'long' }] } },
+      ],
+    }
+    const scanner = compileTableScanner(kafka, {}, limits, '_kafka')!
+    const meta = { topic: 'orders-eu', partition: 3, offset: 7, timestamp: 1_714_557_600_000 }
+    expect(scanner.add(Buffer.from('{"s":"héllo","l":[1,2,3]}'), meta)).toBe(true)
+    // 4 leaves (s, l's element, topic, offset): 32 bytes; "héllo" 6 bytes, the topic 9, 3 elements 24.
+    expect([scanner.bytes, scanner.elements]).toEqual([32 + 6 + 9 + 24, 3])
+    const inferred = compileScanner({ type: 'struct', fields: kafka.fields.slice(0, 2) }, limits, { inferred: true })!
+    expect(inferred.add(Buffer.from('{"s":"héllo","l":[1,2,3]}'))).toBe(true)
+    expect([inferred.bytes, inferred.elements]).toEqual([16 + 6 + 24, 3])
   })
 })
