@@ -37,10 +37,12 @@ export const fileBytes = (lane: Lane): number => 1024 + 768 + 8 * lane.scanner.r
 /** A lane's charges before it has any. */
 export const NO_CHARGES = new Int32Array(0)
 
-/** Row `row` of a partitioned table's lane was charged `n` bytes (scan-lane.ts): kept to charge the file it is gathered into. */
+/** Row `row` (the last read) of a partitioned table's lane was charged `n` bytes (scan-lane.ts): kept, with its elements' indexes, to charge the file it is gathered into. */
 export function noteCharge(lane: Lane, row: number, n: number): void {
   if (row >= lane.charges.length) lane.charges = grow(lane.charges, Math.max(1024, row + 1))
-  lane.charges[row] = n
+  const elements = lane.scanner.elements
+  lane.charges[row] = n + ELEMENT_INDEX_BYTES * (elements - lane.elements)
+  lane.elements = elements
 }
 
 /**

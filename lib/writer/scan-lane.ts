@@ -33,7 +33,7 @@ import type { ArrowBuild } from './columnar/arrow-build.js'
 import { decodeItem, runItem, type Item, type RawReader } from './decode.js'
 import type { TableSet } from './tables.js'
 import { createProbed, existingLane, firstPast, firstRecords, otherRecordsFor, probeLane, type Lane } from './scan-tables.js'
-import { ELEMENT_INDEX_BYTES, fileBytes, laneBuilds, noteCharge, splitBytes } from './scan-files.js'
+import { fileBytes, laneBuilds, noteCharge, splitBytes } from './scan-files.js'
 import { laneFiles } from './scan-partition.js'
 import type { PartitionTuple } from '../iceberg/index.js'
 import type { WriterDeps } from './types.js'
@@ -145,16 +145,16 @@ export class ScanLane implements RawReader {
     const entry = scanner.rows === 0 ? fileBytes(lane) : 0
     let n = Math.max(value.byteLength, scanner.rowBytes) + lane.placeBytes + entry
     if (!this.#fits(lane, n)) return false
-    const bytes = scanner.bytes
-    const elements = scanner.elements
     // The reader is the record's Kafka metadata. Its row is known once read: long strings of a sparse record, a list of small numbers (8 bytes an element for `1,`).
     if (!scanner.add(value, reader)) return false
-    n = Math.max(value.byteLength, scanner.bytes - bytes) + lane.placeBytes + entry
+    const columnBytes = scanner.bytes
+    n = Math.max(value.byteLength, columnBytes - lane.columnBytes) + lane.placeBytes + entry
     if (!this.#fits(lane, n)) {
       scanner.truncate(scanner.rows - 1)
       return false
     }
-    if (lane.placeBytes > 0) noteCharge(lane, scanner.rows - 1, n - entry + ELEMENT_INDEX_BYTES * (scanner.elements - elements))
+    lane.columnBytes = columnBytes
+    if (lane.placeBytes > 0) noteCharge(lane, scanner.rows - 1, n - entry)
     lane.bytes += n
     this.#bytes += n
     return true

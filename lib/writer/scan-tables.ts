@@ -52,6 +52,9 @@ export interface Lane {
   placeBytes: number
   /** Where the table may be partitioned: what each row was charged, by row (scan-files.ts `noteCharge`). */
   charges: Int32Array
+  /** The scanner's bytes and, where the table may be partitioned, its list elements, after the last row read (so a row's are one read each). */
+  columnBytes: number
+  elements: number
 }
 
 
@@ -63,6 +66,8 @@ const newLane = (scanner: Scanner, schemaId: number, partitioned: boolean, probe
   released: false,
   placeBytes: partitioned ? PLACE_BYTES : 0,
   charges: NO_CHARGES,
+  columnBytes: 0,
+  elements: 0,
   ...(probe ? { probe } : {}),
 })
 

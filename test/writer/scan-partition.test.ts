@@ -254,7 +254,7 @@ describe('laneFiles', () => {
 
 describe('splitBytes', () => {
   const scanner = compileScanner({ type: 'struct', fields: [{ id: 1, name: 'city', required: false, type: 'string' }, { id: 2, name: 'n', required: false, type: 'long' }] }, loadConfig({}, { FLOE_WAREHOUSE: 's3://bucket/warehouse' }).limits)!
-  const lane = (): Lane => ({ scanner, schemaId: 0, bytes: 0, full: false, released: false, placeBytes: PLACE_BYTES, charges: NO_CHARGES })
+  const lane = (): Lane => ({ scanner, schemaId: 0, bytes: 0, full: false, released: false, placeBytes: PLACE_BYTES, charges: NO_CHARGES, columnBytes: 0, elements: 0 })
 
   it('charges each file, and the largest file\'s rows by what they were charged when read, not by their count', () => {
     const l = lane()

@@ -110,22 +110,26 @@ export function compileScanner(schema: StructType, limits: RecordLimits, opts: S
   const { rootType, arrowSchema } = arrowTypesOf(schema)
   const columns = compileColumns(schema, rootType, opts)
   if (columns === undefined) return undefined
-  const { root, kafka, lists, strings } = columns
+  const { root, kafka, strings } = columns
+  const elements = columns.lists.map((list) => list.element)
+  const rowBytes = 8 * columns.stats.length
   const scan = compileStructScan(root)
   const shape: Shape = { schema, rootType, arrowSchema, strings: schema.fields.flatMap((f, k) => (f.type === 'string' ? [k] : [])), judge: opts.dictionary }
   return {
     get rows() {
       return root.length
     },
-    rowBytes: 8 * columns.stats.length,
+    rowBytes,
     get elements() {
       let n = 0
-      for (const list of lists) n += list.element.length
+      for (let k = 0; k < elements.length; k++) n += elements[k]!.length
       return n
     },
+    // Read once per record (scan-lane.ts): indexed loops over the columns, no call.
     get bytes() {
-      let n = root.length * this.rowBytes + 8 * this.elements
-      for (const column of strings) n += column.offsets[column.length]!
+      let n = root.length * rowBytes
+      for (let k = 0; k < elements.length; k++) n += 8 * elements[k]!.length
+      for (let k = 0; k < strings.length; k++) n += strings[k]!.offsets[strings[k]!.length]!
       return n
     },
     add(record, meta) {
