@@ -89,6 +89,13 @@ export async function decodeRecords(
   return { items, belowCheckpoint }
 }
 
+/** A JSON topic's record decoded as decodeItem decodes it, which is synchronous for JSON (the scanner lane's records, scan-lane.ts). */
+export function decodeJsonItem(deps: WriterDeps, record: KafkaRecord, pkey: string): Item {
+  const item = decodeItem(deps, record, pkey, true)
+  if (item instanceof Promise) throw new FloeError(`writer: record ${pkey}@${record.offset} of a json topic decoded asynchronously`)
+  return item
+}
+
 /** One record → its item (decoded, judged, routed; restricted to its replay tables). */
 export function decodeItem(deps: WriterDeps, record: KafkaRecord, pkey: string, json: boolean, replay?: ReplayOptions): Item | Promise<Item> {
   const { error, value } = record

@@ -3,7 +3,7 @@
  * them: a file of every row is the scanner's columns as they are; a file of some rows (a table
  * split by partition value) is those rows gathered from the columns (Scanner.select). One file is
  * built at a time, as the group writes them. What a split costs in memory is charged to the
- * lane's share: a file's fileBytes with its first row, PLACE_BYTES a row while it is read, `splitBytes`
+ * lane's share: a file's fileBytes when it opens, PLACE_BYTES a row while it is read, `splitBytes`
  * once it is settled.
  */
 import type { PartitionTuple } from '../iceberg/index.js'
@@ -29,7 +29,7 @@ export const ELEMENT_INDEX_BYTES = 4
  * What each file of the lane holds until it is registered: a split file its group (its tuple, its
  * rows' array, a map entry per field: ~0.6–1 KB), every file its registration entry (lib/control
  * file-list.ts: ~35 bytes a column measured, 64 counted, its path and 256 of the sink's
- * overhead). A table's first file is charged with its first row (scan-lane.ts), a split's others
+ * overhead). A table's first file is charged when its lane opens (scan-lane.ts), a split's others
  * when it is settled (`splitBytes`).
  */
 export const fileBytes = (lane: Lane): number => 1024 + 768 + 8 * lane.scanner.rowBytes
@@ -47,7 +47,7 @@ export function noteCharge(lane: Lane, row: number, n: number): void {
 
 /**
  * What a split into `files` holds beyond the lane's columns and its first file's fileBytes (charged
- * with its first row, scan-lane.ts): each other file's fileBytes, and one file's rows gathered at
+ * when the lane opens, scan-lane.ts): each other file's fileBytes, and one file's rows gathered at
  * a time (Scanner.select) — charged as the largest file's rows were charged when read, plus an
  * empty copy's arrays (~1.3 KB a string column, 170 bytes per 8 of rowBytes). The columns stay
  * until the last file is built; each gathered copy is dropped once its file is.

@@ -4,10 +4,9 @@
  * event-parts.ts) where its partition is plain. Its table is loaded while the checkpoints are
  * read; if the lane writes it (scan-tables.ts: unpartitioned or partitioned as scan-partition.ts
  * reads, a `_kafka` column without key or headers), each record at or past the checkpoint is read
- * from the event (raw-records.ts: offset, timestamp, value bytes into one reused buffer) by a
- * scanner compiled from the table's schema (columnar/scan.ts) straight into its columns, its Kafka
- * metadata into `_kafka`: no KafkaRecord, no decoded value, no guard walk, no coerced row, no item
- * per record. Consecutive scanned records are one item (a `run`). A record the scanner does not
+ * from the event (raw-records.ts) by a scanner compiled from the table's schema (columnar/scan.ts)
+ * straight into its columns, its Kafka metadata into `_kafka`: no KafkaRecord, no decoded value,
+ * no guard walk, no coerced row, no item per record. Consecutive scanned records are one item (a `run`). A record the scanner does not
  * read exactly — anything the present path might store differently, evolve the table for or
  * dead-letter — is parsed and decoded the present way where it stands and goes on as before. A
  * table that does not exist yet is probed: its schema inferred from its first records, then every
@@ -28,9 +27,9 @@
  */
 import { mapBounded } from '../concurrency.js'
 import { FloeError } from '../errors.js'
-import { parseRawRecord, RawRecordReader, type EventPart, type KafkaRecord, type RawPartition } from '../kafka/index.js'
+import { parseRawRecord, RawRecordReader, type EventPart, type RawPartition } from '../kafka/index.js'
 import type { ArrowBuild } from './columnar/arrow-build.js'
-import { decodeItem, runItem, type Item, type RawReader } from './decode.js'
+import { decodeJsonItem, runItem, type Item, type RawReader } from './decode.js'
 import type { TableSet } from './tables.js'
 import { createProbed, existingLane, firstPast, firstRecords, otherRecordsFor, probeLane, type Lane } from './scan-tables.js'
 import { fileBytes, laneBuilds, noteCharge, splitBytes } from './scan-files.js'
@@ -48,12 +47,14 @@ export class ScanLane implements RawReader {
   readonly #routes = new Map<string, string[]>()
   readonly #reader = new RawRecordReader()
   #bytes = 0
+  readonly #share: number // FLOE_MEMORY_BUDGET_MB / 2
   #tables?: TableSet
   /** Tables not in the catalog when loaded, until `probe` (the checkpoints known) probes them. */
   readonly #missing = new Set<string>()
 
   constructor(deps: WriterDeps) {
     this.#deps = deps
+    this.#share = deps.config.memoryBudgetBytes / 2
   }
 
   /** What the records the lane holds are charged against FLOE_MEMORY_BUDGET_MB (see the module comment). */
@@ -82,15 +83,15 @@ export class ScanLane implements RawReader {
     const states = await mapBounded(names, PRELOADS, (table) => tables.preload(table).catch(() => undefined))
     names.forEach((table, k) => {
       if (states[k] === null) this.#missing.add(table)
-      this.#lanes.set(table, states[k] ? existingLane(this.#deps, states[k]) : null)
+      this.#open(table, states[k] ? existingLane(this.#deps, states[k]) : null)
     })
   }
 
   /** Before any partition is read: each missing table probed from its first records past the checkpoints (scan-tables.ts). */
   probe(parts: readonly EventPart[], checkpoints: ReadonlyMap<string, bigint | undefined>): void {
     for (const table of this.#missing) {
-      const firsts = () => firstRecords(parts, (topic) => this.#routes.get(topic)![0] === table, checkpoints, (r, pkey) => this.#decode(r, pkey))
-      this.#lanes.set(table, probeLane(this.#deps, this.#tables!, table, firsts) ?? null)
+      const firsts = () => firstRecords(parts, (topic) => this.#routes.get(topic)![0] === table, checkpoints, (r, pkey) => decodeJsonItem(this.#deps, r, pkey))
+      this.#open(table, probeLane(this.#deps, this.#tables!, table, firsts) ?? null)
     }
     this.#missing.clear()
   }
@@ -116,7 +117,7 @@ export class ScanLane implements RawReader {
       if (lane?.probe !== undefined && !lane.released) this.#release(lane)
       if (from >= 0) items.push(this.#run(part, from, i, latest))
       from = -1
-      items.push(this.#decode(parseRawRecord(raw, i), part.key))
+      items.push(decodeJsonItem(this.#deps, parseRawRecord(raw, i), part.key))
     }
     if (from >= 0) items.push(this.#run(part, from, list.length, latest))
     return below
@@ -130,8 +131,14 @@ export class ScanLane implements RawReader {
   /** Room in the lane's columns for `rows` more rows at once, as many as its memory share has room for. */
   #reserve(lane: Lane, rows: number): void {
     if (lane.full) return
-    const room = Math.floor(Math.max(0, this.#deps.config.memoryBudgetBytes / 2 - this.#bytes) / lane.scanner.rowBytes)
+    const room = Math.floor(Math.max(0, this.#share - this.#bytes) / lane.scanner.rowBytes)
     lane.scanner.reserve(Math.min(rows, room))
+  }
+
+  /** A table's lane, charged its file's registration entry (scan-files.ts fileBytes) before any of its records. */
+  #open(table: string, lane: Lane | null): void {
+    this.#lanes.set(table, lane)
+    if (lane !== null && this.#fits(lane, fileBytes(lane))) [lane.bytes, this.#bytes] = [lane.bytes + fileBytes(lane), this.#bytes + fileBytes(lane)]
   }
 
   /** Record `i` into the lane's columns; false when it is not one the scanner reads or the lane is full. */
@@ -141,20 +148,15 @@ export class ScanLane implements RawReader {
     const { value } = reader
     const { scanner } = lane
     if (value.byteLength > this.#deps.config.limits.maxRecordBytes) return false
-    // Charged its JSON bytes, or what its row takes in the columns where that is more, its place, and the first row its file's entry (see the module comment).
-    const entry = scanner.rows === 0 ? fileBytes(lane) : 0
-    let n = Math.max(value.byteLength, scanner.rowBytes) + lane.placeBytes + entry
-    if (!this.#fits(lane, n)) return false
-    // The reader is the record's Kafka metadata. Its row is known once read: long strings of a sparse record, a list of small numbers (8 bytes an element for `1,`).
-    if (!scanner.add(value, reader)) return false
+    // Charged its JSON bytes, or what its row takes in the columns where that is more (known once read), and its place.
+    if (!this.#fits(lane, Math.max(value.byteLength, scanner.rowBytes) + lane.placeBytes)) return false
+    if (!scanner.add(value, reader)) return false // The reader is the record's Kafka metadata.
     const columnBytes = scanner.bytes
-    n = Math.max(value.byteLength, columnBytes - lane.columnBytes) + lane.placeBytes + entry
-    if (!this.#fits(lane, n)) {
-      scanner.truncate(scanner.rows - 1)
-      return false
-    }
+    // Long strings of a sparse record, a list of small numbers (8 bytes an element for `1,`) take more than their JSON.
+    const n = Math.max(value.byteLength, columnBytes - lane.columnBytes) + lane.placeBytes
+    if (!this.#fits(lane, n)) return this.#drop(lane)
     lane.columnBytes = columnBytes
-    if (lane.placeBytes > 0) noteCharge(lane, scanner.rows - 1, n - entry)
+    if (lane.placeBytes > 0) noteCharge(lane, scanner.rows - 1, n)
     lane.bytes += n
     this.#bytes += n
     return true
@@ -162,16 +164,15 @@ export class ScanLane implements RawReader {
 
   /** Whether `n` more bytes fit the lane's share and the table's file; once a record does not, the rest of the table's records take the present path too. */
   #fits(lane: Lane, n: number): boolean {
-    const { memoryBudgetBytes, targetFileBytes } = this.#deps.config
-    if (this.#bytes + n <= memoryBudgetBytes / 2 && lane.bytes + n <= targetFileBytes) return true
+    if (this.#bytes + n <= this.#share && lane.bytes + n <= this.#deps.config.targetFileBytes) return true
     lane.full = true
     return false
   }
 
-  #decode(record: KafkaRecord, pkey: string): Item {
-    const item = decodeItem(this.#deps, record, pkey, true)
-    if (item instanceof Promise) throw new FloeError(`writer: record ${pkey}@${record.offset} of a json topic decoded asynchronously`)
-    return item
+  /** The last row read rolled back (it did not fit once read). */
+  #drop(lane: Lane): false {
+    lane.scanner.truncate(lane.scanner.rows - 1)
+    return false
   }
 
   /**
@@ -198,10 +199,9 @@ export class ScanLane implements RawReader {
       const state = tables.get(table)
       const kept = state !== undefined && state.failure === undefined && state.schema['schema-id'] === lane.schemaId
       // A split's other files hold fileBytes each until registered, and one at a time a file's rows gathered (scan-files.ts): as much as the lane's share has room for.
-      const share = this.#deps.config.memoryBudgetBytes / 2
-      const files = kept ? laneFiles(state.spec, state.schema, lane.scanner, (p) => tables.partitionProblem(state, p), 1 + Math.floor((share - this.#bytes) / fileBytes(lane))) : undefined
+      const files = kept ? laneFiles(state.spec, state.schema, lane.scanner, (p) => tables.partitionProblem(state, p), 1 + Math.floor((this.#share - this.#bytes) / fileBytes(lane))) : undefined
       const held = files === undefined ? 0 : splitBytes(lane, files)
-      if (files === undefined || this.#bytes + held > share) this.#release(lane)
+      if (files === undefined || this.#bytes + held > this.#share) this.#release(lane)
       else [lane.files, lane.bytes, this.#bytes] = [files, lane.bytes + held, this.#bytes + held]
     }
   }
@@ -229,7 +229,7 @@ export class ScanLane implements RawReader {
     for (const item of items) {
       const run = item.run
       if (run === undefined || !this.#lanes.get(item.tables[0]!)?.released) out.push(item)
-      else for (let k = run.from; k < run.to; k++) out.push(this.#decode(parseRawRecord(run.part, k), item.pkey))
+      else for (let k = run.from; k < run.to; k++) out.push(decodeJsonItem(this.#deps, parseRawRecord(run.part, k), item.pkey))
     }
     return out
   }

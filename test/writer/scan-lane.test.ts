@@ -76,7 +76,7 @@ function mixed(extra: EventRecord[] = []): EventRecord[] {
   return [...out, ...extra]
 }
 
-/** A table's file entry (scan-files.ts fileBytes), charged with its first row: 1,792 bytes and 64 a column, by the row's 8 bytes a column. */
+/** A table's file entry (scan-files.ts fileBytes), charged when its lane opens: 1,792 bytes and 64 a column, by the row's 8 bytes a column. */
 const entry = (rowBytes: number) => 1792 + 8 * rowBytes
 
 /** How many of the first charges fit within `share` bytes, in order. */
