@@ -6,11 +6,11 @@
  * reads, a `_kafka` column without key or headers), each record at or past the checkpoint is read
  * from the event (raw-records.ts) by a scanner compiled from the table's schema (columnar/scan.ts)
  * straight into its columns, its Kafka metadata into `_kafka`: no KafkaRecord, no decoded value,
- * no guard walk, no coerced row, no item per record. Consecutive scanned records are one item (a `run`). A record the scanner does not
- * read exactly — anything the present path might store differently, evolve the table for or
- * dead-letter — is parsed and decoded the present way where it stands and goes on as before. A
- * table that does not exist yet is probed: its schema inferred from its first records, then every
- * record read or none (scan-tables.ts).
+ * no guard walk, no coerced row, no item per record. Consecutive scanned records are one item (a
+ * `run`). A record the scanner does not read exactly — anything the present path might store
+ * differently, evolve the table for or dead-letter — is parsed and decoded the present way where
+ * it stands and goes on as before. A table that does not exist yet is probed: its schema inferred
+ * from its first records, then every record read or none (scan-tables.ts).
  *
  * The lane's rows are a file per table and partition value (scan-partition.ts), written with the
  * group's other files and registered in the same transaction. They are given back to the present
